@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# One Makefile, two readers.
+#
+# kbuild reads the first half (KERNELRELEASE is set): in a kernel tree's
+# block/ (see scripts/intree.sh) and for the out-of-tree module alike.
+#
+# A user reads the second half:
+#   make                     bfq.ko for the running kernel if its headers are
+#                            installed, else for Debian's 6.1
+#   make KVER=6.1|6.12       build/<KVER>/bfq.ko against the cached Debian kernel
+#   make KDIR=<kernel tree>  build/custom/bfq.ko against any prepared tree
+#   make check               every build, check, KUnit and VM test (CI)
+#   make kunit|vmtest|checkpatch|intree|install|uninstall|demo  see README.md
+
+ifneq ($(KERNELRELEASE),)
+
+ifneq ($(KBUILD_EXTMOD),)
+# Out of tree: the distribution kernel already says CONFIG_IOSCHED_BFQ=m,
+# but build the module whatever it says, and find the block layer's private
+# headers (blk.h, elevator.h, ...) in the matching linux-source tree.
+CONFIG_IOSCHED_BFQ := m
+ccflags-y += -I$(BFQ_BLOCK_SRC)
+endif
+
+obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
+bfq-y := bfq-iosched.o bfq-wf2q.o
+
+else
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BFQ_CACHE ?= /var/cache/bfq-lab
+SRCS := $(wildcard $(TOP)/bfq-*.c $(TOP)/bfq-*.h) $(TOP)/Makefile $(TOP)/Kconfig
+
+ifneq ($(KDIR),)
+KVER ?= custom
+BLOCK_SRC ?= $(abspath $(KDIR))/block
+else
+ifeq ($(KVER),)
+ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+# Debian's running 6.1 or 6.12: its private block headers come from the
+# cached linux-source of the same series.
+KVER := running
+KDIR := /lib/modules/$(shell uname -r)/build
+BLOCK_SRC ?= $(BFQ_CACHE)/$(shell uname -r | cut -d. -f1,2)/linux/block
+else
+KVER := 6.1
+endif
+endif
+endif
+KDIR ?= $(BFQ_CACHE)/$(KVER)/kdir
+BLOCK_SRC ?= $(BFQ_CACHE)/$(KVER)/linux/block
+OUT := $(TOP)/build/$(KVER)
+
+# Kbuild flags a user passes through (make KVER=6.1 W=1 C=2).
+KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+.PHONY: all modules fetch clean kunit vmtest check checkpatch intree \
+	install uninstall demo debug-kernel
+
+all: modules
+
+fetch:
+	@case "$(KVER)" in 6.1|6.12) $(TOP)/scripts/fetch-kernel.sh $(KVER);; esac
+
+# The sources are linked into build/<KVER>/ so that objects of different
+# kernels never mix and the source tree stays clean.
+modules: fetch
+	@mkdir -p $(OUT)
+	@for f in $(SRCS); do ln -sf $$f $(OUT)/; done
+	$(MAKE) -C $(KDIR) M=$(OUT) BFQ_BLOCK_SRC=$(BLOCK_SRC) $(KBUILD_ARGS) modules
+	@echo "built $(OUT)/bfq.ko"
+
+clean:
+	rm -rf $(TOP)/build
+
+kunit:
+	$(TOP)/scripts/kunit.sh $(KVER)
+
+vmtest: modules
+	$(TOP)/scripts/vmtest.sh $(KVER)
+
+checkpatch: fetch
+	$(TOP)/scripts/checkpatch.sh $(KVER)
+
+intree:
+	$(TOP)/scripts/intree.sh $(KVER)
+
+debug-kernel:
+	$(TOP)/scripts/debug-kernel.sh $(KVER)
+
+install: modules
+	$(TOP)/scripts/install.sh install $(OUT)/bfq.ko
+
+uninstall:
+	$(TOP)/scripts/install.sh uninstall
+
+demo:
+	$(TOP)/scripts/demo.sh
+
+check:
+	$(TOP)/scripts/check.sh
+
+endif

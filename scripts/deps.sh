@@ -1,0 +1,19 @@
+#!/bin/bash
+# Install the host packages every project command needs, when missing.
+# Idempotent: a second run installs nothing and takes about a second.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
+      xz-utils zstd rsync perl python3 sparse qemu-system-x86 busybox-static
+      fio python3-matplotlib dkms)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+log "installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+as_root apt-get update -qq || as_root apt-get update
+as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
