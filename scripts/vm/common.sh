@@ -1,0 +1,160 @@
+# Host-side helpers of the VM lab: sourced by scripts/vmtest.sh and
+# scripts/demo.sh (after scripts/lib.sh), never run.
+#
+#   vm_base_initramfs KVER   -> path of the cached base cpio (busybox, fio and
+#                               its libraries, stock modules, guest /init)
+#   vm_overlay KVER OUT BFQ_KO FILE...
+#                            -> writes OUT: our module + guest scripts, a cpio
+#                               to concatenate after the base one
+#   vm_boot KVER INITRD LOG TIMEOUT APPEND...
+#                            -> boots the Debian kernel under TCG, serial to LOG
+
+VM_DIR="$BFQ_TOP/scripts/vm"
+
+# Stock modules the guest needs (their dependencies are added by _vm_deps).
+VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched)
+# Soft dependencies modinfo's "depends" does not list (crc-t10dif asks the
+# crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft"): taken
+# when the kernel has them as modules.
+VM_EXTRA_MODULES=(crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic)
+
+# _vm_modfile MODDIR NAME: path of NAME.ko[.xz] under MODDIR (- and _ alike).
+_vm_modfile() {
+	local d=$1 n=$2
+	find "$d/kernel" \( -name "$n.ko" -o -name "$n.ko.xz" \
+		-o -name "${n//-/_}.ko" -o -name "${n//-/_}.ko.xz" \
+		-o -name "${n//_/-}.ko" -o -name "${n//_/-}.ko.xz" \) | head -1
+}
+
+# _vm_deps MODDIR NAME...: NAME and everything it depends on, one path a line.
+_vm_deps() {
+	local d=$1; shift
+	local -A seen=()
+	local queue=("$@") n f dep
+	while [ ${#queue[@]} -gt 0 ]; do
+		n=${queue[0]}; queue=("${queue[@]:1}")
+		[ -n "${seen[$n]:-}" ] && continue
+		seen[$n]=1
+		f=$(_vm_modfile "$d" "$n")
+		[ -n "$f" ] || die "module $n not found under $d"
+		echo "$f"
+		for dep in $(modinfo -F depends "$f" | tr , ' '); do
+			queue+=("$dep")
+		done
+	done
+}
+
+_vm_moddir() {
+	local dir release
+	dir=$(kver_dir "$1")
+	release=$(cat "$dir/release")
+	echo "$dir/root/lib/modules/$release"
+}
+
+# _vm_base_inputs KVER: every input of the base image, one a line, in a
+# stable order; its hash names the cached image.
+_vm_base_inputs() {
+	local moddir=$(_vm_moddir "$1") n f
+	{
+		echo /bin/busybox
+		echo /usr/bin/fio
+		ldd /usr/bin/fio | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}'
+		_vm_deps "$moddir" "${VM_MODULES[@]}"
+		for n in "${VM_EXTRA_MODULES[@]}"; do
+			f=$(_vm_modfile "$moddir" "$n")
+			[ -n "$f" ] && _vm_deps "$moddir" "$n"
+		done
+		_vm_modfile "$moddir" bfq
+	} | awk '!seen[$0]++'
+}
+
+vm_base_initramfs() {
+	local kver=$1 dir release moddir key out stage f rel n
+	dir=$(kver_dir "$kver")
+	release=$(cat "$dir/release")
+	moddir=$(_vm_moddir "$kver")
+	[ -d "$moddir" ] || die "no kernel modules in $moddir: run scripts/fetch-kernel.sh $kver"
+	local inputs
+	inputs=$(_vm_base_inputs "$kver") || exit 1
+	# The key covers the inputs' identity (path, size, mtime), this file
+	# and the guest /init, so a change to any of them rebuilds the image.
+	key=$( { echo "$inputs" | while read -r f; do
+			stat -L -c '%n %s %Y' "$f"; done
+		 cat "$VM_DIR/common.sh" "$VM_DIR/init"; } |
+	       sha256sum | cut -c1-16)
+	out=$dir/vm-base-$key.cpio
+	if [ -f "$out" ]; then echo "$out"; return; fi
+	log "building the $kver base initramfs ($out)"
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,run,root,mnt}
+	mkdir -p "$stage/lib/modules/$release/kernel" "$stage/lib/modules/stock" \
+		 "$stage/lib/modules/ours" "$stage/tests"
+	cp /bin/busybox "$stage/bin/busybox"
+	for n in $(/bin/busybox --list); do
+		[ -e "$stage/bin/$n" ] || ln -s busybox "$stage/bin/$n"
+	done
+	cp /usr/bin/fio "$stage/usr/bin/fio"
+	echo "$inputs" | while read -r f; do
+		case "$f" in
+		/bin/busybox|/usr/bin/fio) ;;
+		*/kernel/block/bfq.ko*)
+			# The stock scheduler: loaded by path with insmod only,
+			# so modprobe never confuses it with ours.
+			if [[ $f == *.xz ]]; then xz -dc "$f" > "$stage/lib/modules/stock/bfq.ko"
+			else cp "$f" "$stage/lib/modules/stock/bfq.ko"; fi ;;
+		"$moddir"/*)
+			rel=${f#"$moddir"/}
+			mkdir -p "$stage/lib/modules/$release/$(dirname "$rel")"
+			if [[ $f == *.xz ]]; then xz -dc "$f" > "$stage/lib/modules/$release/${rel%.xz}"
+			else cp "$f" "$stage/lib/modules/$release/$rel"; fi ;;
+		*)
+			# A shared library, at the path the loader looks for it.
+			mkdir -p "$stage$(dirname "$f")"
+			cp -L "$f" "$stage$f" ;;
+		esac
+	done
+	# The libraries ldd found under /lib live in /usr/lib on merged-/usr
+	# Debian: keep both names working.
+	[ -d "$stage/usr/lib" ] || mkdir -p "$stage/usr/lib"
+	cp "$moddir"/modules.builtin* "$moddir"/modules.order "$stage/lib/modules/$release/" 2>/dev/null || true
+	depmod -b "$stage" "$release" || die "depmod failed for the $kver initramfs"
+	cp "$VM_DIR/init" "$stage/init"
+	chmod 755 "$stage/init"
+	echo "$release" > "$stage/etc/release"
+	for n in "${VM_EXTRA_MODULES[@]}"; do
+		[ -n "$(_vm_modfile "$moddir" "$n")" ] && echo "$n"
+	done > "$stage/lib/modules/preload"
+	# Uncompressed: the image is unpacked faster than gzip decompresses
+	# under TCG, and the kernel accepts concatenated cpio archives.
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
+	rm -rf "$stage"
+	rm -f "$dir"/vm-base-*.cpio
+	mv "$out.tmp" "$out"
+	echo "$out"
+}
+
+# vm_overlay KVER OUT BFQ_KO [FILE...]: OUT gets our module as
+# /lib/modules/ours/bfq.ko (when BFQ_KO is not empty) and each FILE under
+# /tests/.
+vm_overlay() {
+	local kver=$1 out=$2 ko=$3 stage f; shift 3
+	stage=$(mktemp -d)
+	mkdir -p "$stage/lib/modules/ours" "$stage/tests"
+	[ -n "$ko" ] && cp "$ko" "$stage/lib/modules/ours/bfq.ko"
+	for f in "$@"; do cp "$f" "$stage/tests/"; done
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out"
+	rm -rf "$stage"
+}
+
+# vm_boot KVER INITRD LOG TIMEOUT APPEND: boot once; the serial console goes
+# to LOG. Returns qemu's status (124 when the host timeout fired).
+vm_boot() {
+	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir
+	dir=$(kver_dir "$kver")
+	timeout -k 10 "$tmo" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 2G \
+		-nographic -no-reboot \
+		-kernel "$dir/vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 $append" \
+		< /dev/null > "$logf" 2>&1
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# vmtest.sh KVER [TEST ...]: boot the cached Debian kernel KVER (6.1|6.12)
+# under QEMU/TCG with our build/KVER/bfq.ko and run the guest tests
+# tests/vm/TEST.sh (default: all of them) in one boot.
+#
+# Prints and writes to build/KVER/results/vmtest.txt one line per test,
+#   PASS: vm/KVER/TEST   or   FAIL: vm/KVER/TEST
+# plus vm/KVER/dmesg-clean (no WARNING/BUG/Oops/... in the guest log); keeps
+# the guest log in build/KVER/vm-logs/; exits 1 when any line is a FAIL.
+#
+# Environment:
+#   VMTEST_IMPL=stock    run the tests against the stock bfq.ko instead of
+#                        ours (to check the harness itself; ours not needed)
+#   VMTEST_TIMEOUT=N     seconds per guest test (default 90)
+#   VMTEST_VERBOSE=1     echo the guest console while it runs
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$BFQ_TOP/scripts/vm/common.sh"
+
+KVER=${1:?usage: vmtest.sh 6.1|6.12 [test ...]}
+shift
+dir=$(kver_dir "$KVER")
+[ -f "$dir/release" ] && [ -e "$dir/vmlinuz" ] ||
+	die "kernel $KVER not fetched: run scripts/fetch-kernel.sh $KVER"
+for c in qemu-system-x86_64 busybox fio cpio depmod modinfo xz; do
+	command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin
+	command -v "$c" >/dev/null || die "$c missing: run scripts/deps.sh"
+done
+
+impl=${VMTEST_IMPL:-ours}
+per_test=${VMTEST_TIMEOUT:-90}
+out=$BFQ_TOP/build/$KVER
+ko=$out/bfq.ko
+case "$impl" in
+ours)  [ -f "$ko" ] || die "$ko missing: run 'make KVER=$KVER' first" ;;
+stock) ko= ;;
+*) die "VMTEST_IMPL must be ours or stock" ;;
+esac
+
+# The tests: every tests/vm/*.sh but the helpers, or those named.
+tdir=$BFQ_TOP/tests/vm
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=()
+	for f in "$tdir"/*.sh; do
+		n=$(basename "$f" .sh)
+		case "$n" in lib|demo*) continue ;; esac
+		tests+=("$n")
+	done
+fi
+for t in "${tests[@]}"; do
+	[ -f "$tdir/$t.sh" ] || die "no such test: $tdir/$t.sh"
+done
+
+mkdir -p "$out/results" "$out/vm-logs"
+stamp=$(date +%Y%m%d-%H%M%S)
+logf=$out/vm-logs/$stamp.log
+results=$out/results/vmtest.txt
+
+start=$(date +%s)
+base=$(vm_base_initramfs "$KVER")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+vm_overlay "$KVER" "$work/overlay.cpio" "$ko" "$tdir"/*.sh
+cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
+
+# Time limits: each test in the guest, the guest as a whole (watchdog),
+# and the host's, a little later still, in case the guest kernel hangs.
+n=${#tests[@]}
+wd=$((n * per_test + 60))
+host_tmo=$((wd + 60))
+list=$(IFS=,; echo "${tests[*]}")
+log "booting $KVER ($impl bfq.ko) for: ${tests[*]} (log: $logf)"
+if [ "${VMTEST_VERBOSE:-0}" = 1 ]; then
+	touch "$logf"
+	tail -n +1 -f "$logf" & tailpid=$!
+fi
+set +e
+vm_boot "$KVER" "$work/initrd.cpio" "$logf" "$host_tmo" \
+	"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl"
+qrc=$?
+set -e
+[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
+end=$(date +%s)
+
+# The results, from the serial log (which may carry \r).
+clean=$(tr -d '\r' < "$logf")
+: > "$results"
+fails=0
+emit() {
+	echo "$1: vm/$KVER/$2" | tee -a "$results"
+	[ "$1" = PASS ] || fails=$((fails + 1))
+}
+for t in "${tests[@]}"; do
+	r=$(echo "$clean" | awk -v t="$t" '$1 == "VMTEST-RESULT" && $2 == t {print $3; exit}')
+	case "$r" in
+	PASS) emit PASS "$t" ;;
+	FAIL) emit FAIL "$t" ;;
+	*)    emit FAIL "$t"; echo "   ($t never reported: guest crashed or timed out)" ;;
+	esac
+done
+pat='WARNING:|BUG:|Oops|Call Trace|KASAN|lockdep|possible circular locking'
+if echo "$clean" | grep -Eq "$pat"; then
+	emit FAIL dmesg-clean
+	echo "$clean" | grep -En "$pat" | head -20 | sed 's/^/   /'
+else
+	emit PASS dmesg-clean
+fi
+echo "$clean" | grep -q '^VMTEST-DONE' ||
+	echo "   guest did not finish (qemu status $qrc): see the log's tail"
+log "vm/$KVER: $((end - start)) s wall, $fails failure(s); guest log: $logf"
+if [ $fails -gt 0 ]; then
+	echo "guest log: $logf" >&2
+	exit 1
+fi

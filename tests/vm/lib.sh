@@ -1,0 +1,91 @@
+# Guest-side helpers of the VM tests (busybox sh); sourced by tests/vm/*.sh.
+#
+# Both our module and the stock one are module "bfq" and register elevator
+# "bfq": only one of them can be loaded at a time.
+#   load_ours / load_stock   unload whichever bfq is loaded, insmod this one
+#   load_bfq                 the one the boot asked for (vmimpl=ours|stock)
+#   unload_bfq               switch every device off bfq, then rmmod bfq
+#   mk_nullb NAME [key=value ...]  a null_blk device made through configfs;
+#                            prints the disk name (/dev/<that>)
+#   rm_nullb NAME
+#   set_sched DEV SCHED / cur_sched DEV
+#   ok MSG / fail MSG        report a check; the script exits 1 at the end
+#                            (finish) when any check failed
+
+OURS_KO=/lib/modules/ours/bfq.ko
+STOCK_KO=/lib/modules/stock/bfq.ko
+NULLB_CFS=/sys/kernel/config/nullb
+VM_IMPL=${VM_IMPL:-ours}
+FAILS=0
+
+ok()   { echo "ok: $*"; }
+fail() { echo "not ok: $*"; FAILS=$((FAILS + 1)); }
+# check DESC CMD...: ok when CMD succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+finish() {
+	if [ "$FAILS" -eq 0 ]; then echo "all checks passed"; exit 0; fi
+	echo "$FAILS check(s) failed"; exit 1
+}
+die() { echo "not ok: $*"; exit 1; }
+
+bfq_loaded() { grep -q '^bfq ' /proc/modules; }
+
+cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler"; }
+set_sched() { echo "$2" > "/sys/block/$1/queue/scheduler"; }
+
+unload_bfq() {
+	local q
+	for q in /sys/block/*/queue/scheduler; do
+		[ -e "$q" ] || continue
+		grep -q '\[bfq\]' "$q" && echo none > "$q"
+	done
+	if bfq_loaded; then rmmod bfq || return 1; fi
+	return 0
+}
+
+_load() {
+	unload_bfq || return 1
+	[ -f "$1" ] || { echo "no $1 in the guest"; return 1; }
+	insmod "$1" || return 1
+	echo "loaded $1 (taint: $(cat /sys/module/bfq/taint 2>/dev/null))"
+}
+load_ours()  { _load "$OURS_KO"; }
+load_stock() { _load "$STOCK_KO"; }
+load_bfq() {
+	case "$VM_IMPL" in
+	stock) load_stock ;;
+	*) load_ours ;;
+	esac
+}
+
+# mk_nullb NAME [key=value ...]: defaults size=256 (MiB), memory_backed=1,
+# blocksize=512; each key=value is written to the configfs attribute.
+mk_nullb() {
+	local name=$1 d kv; shift
+	grep -q '^null_blk ' /proc/modules ||
+		modprobe null_blk nr_devices=0 || return 1
+	d=$NULLB_CFS/$name
+	mkdir "$d" || return 1
+	echo 256 > "$d/size"
+	echo 1 > "$d/memory_backed"
+	echo 512 > "$d/blocksize"
+	for kv in "$@"; do
+		echo "${kv#*=}" > "$d/${kv%%=*}" || { echo "mk_nullb: bad $kv"; return 1; }
+	done
+	echo 1 > "$d/power" || return 1
+	# Since 5.x the disk takes the configfs directory's name.
+	if [ -e "/sys/block/$name" ]; then echo "$name"
+	else echo "nullb$(cat "$d/index")"; fi
+}
+
+rm_nullb() {
+	local d=$NULLB_CFS/$1
+	[ -d "$d" ] || return 0
+	echo 0 > "$d/power"
+	rmdir "$d"
+}
+
+# fiosum FILE: the lines of a fio report worth keeping in the console log.
+fiosum() {
+	grep -E 'err=|fio:|verify|READ:|WRITE:|issued rwts|IOPS=' "$1"
+}
