@@ -1,0 +1,921 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BFQ (Budget Fair Queueing) I/O scheduler: elevator glue and the request
+ * life cycle.
+ *
+ * Design notes
+ *
+ * 1. Queues. Each process gets one bfq_queue for its sync requests, found
+ *    through its io context: blk-ioc gives every (io_context, device) pair
+ *    an io_cq, which we embed in struct bfq_io_cq. Async requests go to a
+ *    queue shared by all processes of the same ioprio class and level, kept
+ *    in bfq_data. A request that cannot get a queue (allocation failure, an
+ *    io context already exited) goes to bfq_data.fallback_bfqq, so the
+ *    insert path never fails.
+ *
+ * 2. Requests inside a queue are kept twice: sorted by sector (rb-tree) to
+ *    serve them in ascending order from the last position, and by arrival
+ *    (FIFO) so that none waits past fifo_expire_{sync,async}.
+ *
+ * 3. Service. Backlogged queues are entities of the service layer
+ *    (bfq-wf2q.c). The dispatch hook asks it which entity's turn it is,
+ *    takes that queue's next request and charges its size to the entity's
+ *    budget. The skeleton serves turns in round robin; the B-WF2Q+ tree,
+ *    idling and budget feedback of the "BFQ core" issue plug in behind the
+ *    same calls.
+ *
+ * 4. Requests inserted at the head (requeues, flush sequences) and requests
+ *    blk-mq did not prepare through us bypass the queues in
+ *    bfq_data.dispatch_head and are dispatched first.
+ *
+ * References (all counted in bfq_queue.ref, under bfq_data.lock):
+ *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq;
+ *  - bfq_data owns one reference to each async queue, dropped at exit_sched;
+ *  - each request bound to a queue (rq->elv.priv[0]) owns one reference,
+ *    taken at insert and dropped in finish_request;
+ *  - a queue on the service layer always holds queued requests, so it is
+ *    alive through them; the service layer owns no reference.
+ *  prepare_request takes a reference on the io context (ioc_find_get_icq);
+ *  finish_request drops it, so an icq outlives the requests that name it.
+ *
+ * Lock order: q->queue_lock, then bfq_data.lock (exit_icq runs under the
+ * former and takes the latter). bfq_data.lock is taken irq-safe because
+ * finish_request may run in hard interrupt context.
+ */
+#include <linux/blkdev.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <trace/events/block.h>
+
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "elevator.h"
+
+#include "bfq-compat.h"
+#include "bfq-iosched.h"
+
+/*
+ * Default values of the tunables, as documented for the stock module so
+ * that existing tuning keeps its meaning.
+ */
+static const u64 BFQ_DEFAULT_SLICE_IDLE_NS = 8 * NSEC_PER_MSEC;
+static const u64 BFQ_DEFAULT_TIMEOUT_SYNC_MS = 125;
+static const u64 BFQ_DEFAULT_BACK_SEEK_MAX_KIB = 16 * 1024;
+static const u64 BFQ_DEFAULT_BACK_SEEK_PENALTY = 2;
+static const u64 BFQ_DEFAULT_FIFO_EXPIRE_SYNC_MS = 125;
+static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
+
+/*
+ * Budget of a turn while max_budget is 0 (autotune) and no peak-rate
+ * estimate exists yet: 8 MiB, a few tens of ms of sequential transfer on a
+ * disk, long enough to amortize a seek.
+ */
+#define BFQ_DEFAULT_BUDGET_SECTORS	(16 * 1024)
+
+/* Limits of the tag space for writes and async I/O, so reads are not
+ * starved of tags: percent of the scheduler's tags. */
+#define BFQ_ASYNC_DEPTH_PCT		50
+#define BFQ_SYNC_WRITE_DEPTH_PCT	75
+
+/* State of a request we prepared, kept in rq->elv.priv[1]. */
+#define BFQ_RQ_QUEUED		BIT(0)	/* in a queue's sort_list and fifo */
+#define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
+
+static struct kmem_cache *bfq_queue_cache;
+
+static struct bfq_queue *rq_bfqq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+static unsigned long rq_state(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1];
+}
+
+static void rq_state_set(struct request *rq, unsigned long flag, bool on)
+{
+	unsigned long state = rq_state(rq);
+
+	rq->elv.priv[1] = (void *)(on ? state | flag : state & ~flag);
+}
+
+static struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
+{
+	return icq ? container_of(icq, struct bfq_io_cq, icq) : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queues: creation, references, ioprio                               */
+/* ------------------------------------------------------------------ */
+
+static enum bfq_class bfq_class_of(unsigned short ioprio)
+{
+	switch (IOPRIO_PRIO_CLASS(ioprio)) {
+	case IOPRIO_CLASS_RT:
+		return BFQ_CLASS_RT;
+	case IOPRIO_CLASS_IDLE:
+		return BFQ_CLASS_IDLE;
+	default:
+		return BFQ_CLASS_BE;
+	}
+}
+
+/*
+ * The ioprio a request is scheduled with: its own when the submitter set
+ * one (ionice, io_uring), else the one derived from the task's nice value
+ * at prepare time.
+ */
+static unsigned short bfq_rq_ioprio(struct request *rq, struct bfq_io_cq *bic)
+{
+	unsigned short ioprio = req_get_ioprio(rq);
+
+	if (IOPRIO_PRIO_CLASS(ioprio) != IOPRIO_CLASS_NONE)
+		return ioprio;
+	if (bic)
+		return READ_ONCE(bic->default_ioprio);
+	return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM);
+}
+
+static void bfq_queue_set_ioprio(struct bfq_queue *bfqq, unsigned short ioprio)
+{
+	bfqq->ioprio_class = bfq_class_of(ioprio);
+	bfqq->ioprio_level = IOPRIO_PRIO_LEVEL(ioprio);
+	bfqq->entity.weight = bfq_ioprio_to_weight(bfqq->ioprio_level);
+}
+
+static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   bool sync, unsigned short ioprio)
+{
+	bfq_entity_init(&bfqq->entity, 0);
+	bfqq->bfqd = bfqd;
+	bfqq->ref = 1;
+	bfqq->pid = current->pid;
+	bfqq->sync = sync;
+	bfqq->sort_list = RB_ROOT;
+	INIT_LIST_HEAD(&bfqq->fifo);
+	bfq_queue_set_ioprio(bfqq, ioprio);
+}
+
+/* A new queue with one reference for the caller, or NULL. */
+static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
+					  unsigned short ioprio)
+{
+	struct bfq_queue *bfqq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqq = kmem_cache_zalloc(bfq_queue_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!bfqq)
+		return NULL;
+	bfq_queue_init(bfqd, bfqq, sync, ioprio);
+	bfqd->nr_bfqqs++;
+	return bfqq;
+}
+
+static void bfq_get_queue(struct bfq_queue *bfqq)
+{
+	lockdep_assert_held(&bfqq->bfqd->lock);
+	bfqq->ref++;
+}
+
+static void bfq_put_queue(struct bfq_queue *bfqq)
+{
+	struct bfq_data *bfqd = bfqq->bfqd;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (--bfqq->ref)
+		return;
+	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued ||
+			 bfqq->entity.on_sched))
+		return;
+	bfqd->nr_bfqqs--;
+	kmem_cache_free(bfq_queue_cache, bfqq);
+}
+
+/* The shared async queue of @ioprio's class and level, created on demand. */
+static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
+					 unsigned short ioprio)
+{
+	struct bfq_queue **slot;
+
+	slot = &bfqd->async_bfqq[bfq_class_of(ioprio)][IOPRIO_PRIO_LEVEL(ioprio)];
+	if (!*slot)
+		*slot = bfq_queue_create(bfqd, false, ioprio);
+	return *slot ?: &bfqd->fallback_bfqq;
+}
+
+/* The process's sync queue, created on demand; follows ionice changes. */
+static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
+					struct bfq_io_cq *bic,
+					unsigned short ioprio)
+{
+	/* After exit_icq nobody would drop a new queue's reference. */
+	if (bic->exited)
+		return &bfqd->fallback_bfqq;
+	if (!bic->sync_bfqq) {
+		bic->sync_bfqq = bfq_queue_create(bfqd, true, ioprio);
+		if (!bic->sync_bfqq)
+			return &bfqd->fallback_bfqq;
+	} else {
+		bfq_queue_set_ioprio(bic->sync_bfqq, ioprio);
+	}
+	return bic->sync_bfqq;
+}
+
+/* Bind @rq to the queue it belongs to; the request owns one reference. */
+static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_io_cq *bic = icq_to_bic(rq->elv.icq);
+	unsigned short ioprio = bfq_rq_ioprio(rq, bic);
+	struct bfq_queue *bfqq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bic && op_is_sync(rq->cmd_flags))
+		bfqq = bfq_sync_queue(bfqd, bic, ioprio);
+	else
+		bfqq = bfq_async_queue(bfqd, ioprio);
+	bfq_get_queue(bfqq);
+	rq->elv.priv[0] = bfqq;
+	return bfqq;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests inside a queue                                             */
+/* ------------------------------------------------------------------ */
+
+static u64 bfq_fifo_expire_ms(struct bfq_data *bfqd, struct request *rq)
+{
+	return op_is_sync(rq->cmd_flags) ?
+		READ_ONCE(bfqd->tun.fifo_expire_sync_ms) :
+		READ_ONCE(bfqd->tun.fifo_expire_async_ms);
+}
+
+static unsigned int bfq_turn_budget(struct bfq_data *bfqd)
+{
+	u64 max_budget = READ_ONCE(bfqd->tun.max_budget_sectors);
+
+	return max_budget ?: BFQ_DEFAULT_BUDGET_SECTORS;
+}
+
+static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    struct request *rq)
+{
+	struct request_queue *q = bfqd->queue;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	elv_rb_add(&bfqq->sort_list, rq);
+	rq->fifo_time = jiffies +
+		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
+	list_add_tail(&rq->queuelist, &bfqq->fifo);
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+	rq_state_set(rq, BFQ_RQ_QUEUED, true);
+	bfqq->nr_queued++;
+	bfqd->nr_queued++;
+
+	if (!bfqq->entity.on_sched) {
+		bfqq->entity.budget_sectors = bfq_turn_budget(bfqd);
+		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+	}
+}
+
+/* Take @rq out of its queue; an emptied queue leaves the service layer. */
+static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+	struct request_queue *q = bfqd->queue;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	list_del_init(&rq->queuelist);
+	elv_rb_del(&bfqq->sort_list, rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+	rq_state_set(rq, BFQ_RQ_QUEUED, false);
+	bfqq->nr_queued--;
+	bfqd->nr_queued--;
+
+	if (!bfqq->nr_queued)
+		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
+}
+
+/*
+ * Of the queued requests around @pos, the one to serve next: the closest
+ * one ahead, unless the closest one behind is within back_seek_max and,
+ * with its distance multiplied by back_seek_penalty, still closer.
+ */
+static struct request *bfq_closest_rq(struct bfq_data *bfqd,
+				      struct bfq_queue *bfqq, sector_t pos)
+{
+	u64 penalty = READ_ONCE(bfqd->tun.back_seek_penalty);
+	u64 max_back = READ_ONCE(bfqd->tun.back_seek_max_kib) * 2;
+	struct request *ahead = NULL, *behind = NULL;
+	struct rb_node *node = bfqq->sort_list.rb_node;
+
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= pos) {
+			ahead = rq;
+			node = node->rb_left;
+		} else {
+			behind = rq;
+			node = node->rb_right;
+		}
+	}
+	if (!behind)
+		return ahead;
+	if (pos - blk_rq_pos(behind) > max_back)
+		return ahead ?: rb_entry_rq(rb_first(&bfqq->sort_list));
+	if (!ahead ||
+	    (pos - blk_rq_pos(behind)) * penalty < blk_rq_pos(ahead) - pos)
+		return behind;
+	return ahead;
+}
+
+/* The request @bfqq serves next: an expired one first, else by position. */
+static struct request *bfq_choose_rq(struct bfq_data *bfqd,
+				     struct bfq_queue *bfqq)
+{
+	struct request *oldest = list_first_entry(&bfqq->fifo, struct request,
+						  queuelist);
+
+	if (time_after_eq64(get_jiffies_64(), oldest->fifo_time))
+		return oldest;
+	return bfq_closest_rq(bfqd, bfqq, bfqq->next_pos);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
+{
+	struct bfq_entity *entity = bfq_sched_next(&bfqd->sched);
+	struct bfq_queue *bfqq;
+	struct request *rq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!entity)
+		return NULL;
+	bfqq = container_of(entity, struct bfq_queue, entity);
+	rq = bfq_choose_rq(bfqd, bfqq);
+	bfq_remove_request(bfqd, rq);
+	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+
+	if (entity->on_sched && bfq_entity_charge(entity, blk_rq_sectors(rq)))
+		bfq_entity_requeue(&bfqd->sched, entity);
+	return rq;
+}
+
+/* Called from blk-mq for each hardware queue with room for a request. */
+static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	struct request *rq;
+
+	spin_lock_irq(&bfqd->lock);
+	rq = list_first_entry_or_null(&bfqd->dispatch_head, struct request,
+				      queuelist);
+	if (rq) {
+		list_del_init(&rq->queuelist);
+		bfqd->nr_queued--;
+	} else {
+		rq = bfq_dispatch_from_queues(bfqd);
+	}
+	if (rq) {
+		rq->rq_flags |= RQF_STARTED;
+		if (rq_bfqq(rq)) {
+			rq_bfqq(rq)->nr_in_driver++;
+			rq_state_set(rq, BFQ_RQ_IN_DRIVER, true);
+		}
+	}
+	spin_unlock_irq(&bfqd->lock);
+	return rq;
+}
+
+static bool bfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+
+	return READ_ONCE(bfqd->nr_queued) > 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Insert, merge, request life cycle                                   */
+/* ------------------------------------------------------------------ */
+
+static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
+			       bool at_head, struct list_head *free)
+{
+	struct request_queue *q = bfqd->queue;
+	struct bfq_queue *bfqq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfq_rq_prepared(rq) || at_head) {
+		/* Not ours to schedule, or blk-mq wants it served first. */
+		if (bfq_rq_prepared(rq) && !rq_bfqq(rq))
+			bfq_bind_rq(bfqd, rq);
+		if (at_head)
+			list_add(&rq->queuelist, &bfqd->dispatch_head);
+		else
+			list_add_tail(&rq->queuelist, &bfqd->dispatch_head);
+		bfqd->nr_queued++;
+		return;
+	}
+	if (blk_mq_sched_try_insert_merge(q, rq, free))
+		return;
+
+	bfqq = rq_bfqq(rq) ?: bfq_bind_rq(bfqd, rq);
+	trace_block_rq_insert(rq);
+	bfq_add_request(bfqd, bfqq, rq);
+}
+
+static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list,
+				bfq_insert_flags_t flags)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	bool at_head = bfq_insert_at_head(flags);
+	LIST_HEAD(free);
+
+	spin_lock_irq(&bfqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		bfq_insert_request(bfqd, rq, at_head, &free);
+	}
+	spin_unlock_irq(&bfqd->lock);
+
+	blk_mq_free_requests(&free);
+}
+
+/*
+ * Called from the submission path, in the submitter's context: the icq is
+ * found here, where current is the process that issued the I/O.
+ */
+static void bfq_prepare_request(struct request *rq)
+{
+	struct io_cq *icq = ioc_find_get_icq(rq->q);
+
+	rq->elv.icq = icq;
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	if (icq)
+		WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
+			   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+					     task_nice_ioprio(current)));
+}
+
+/* Called when a request we prepared is freed, possibly in hard irq. */
+static void bfq_finish_request(struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	if (bfqq) {
+		struct bfq_data *bfqd = bfqq->bfqd;
+		unsigned long flags;
+
+		spin_lock_irqsave(&bfqd->lock, flags);
+		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
+			bfqq->nr_in_driver--;
+		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
+		rq->elv.priv[0] = NULL;
+		rq->elv.priv[1] = NULL;
+		bfq_put_queue(bfqq);
+		spin_unlock_irqrestore(&bfqd->lock, flags);
+	}
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+}
+
+/* The driver gave @rq back; it will come again through insert. */
+static void bfq_requeue_request(struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+	unsigned long flags;
+
+	if (!bfqq)
+		return;
+	spin_lock_irqsave(&bfqq->bfqd->lock, flags);
+	if (rq_state(rq) & BFQ_RQ_IN_DRIVER) {
+		bfqq->nr_in_driver--;
+		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
+	}
+	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
+}
+
+static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_io_cq *bic = NULL;
+	struct request *free = NULL;
+	bool merged;
+
+	if (current->io_context && op_is_sync(bio->bi_opf)) {
+		spin_lock_irq(&q->queue_lock);
+		bic = icq_to_bic(ioc_lookup_icq(q));
+		spin_unlock_irq(&q->queue_lock);
+	}
+
+	spin_lock_irq(&bfqd->lock);
+	/* For bfq_request_merge(), called back under this same lock. */
+	bfqd->merge_bfqq = bic ? bic->sync_bfqq : NULL;
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	bfqd->merge_bfqq = NULL;
+	spin_unlock_irq(&bfqd->lock);
+
+	if (free)
+		blk_mq_free_request(free);
+	return merged;
+}
+
+/* Front merge lookup: a queued request of the bio's queue starting at its
+ * end. Back merges are found by the elevator core's hash. */
+static int bfq_request_merge(struct request_queue *q, struct request **req,
+			     struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct request *rq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqd->merge_bfqq)
+		return ELEVATOR_NO_MERGE;
+	rq = elv_rb_find(&bfqd->merge_bfqq->sort_list, bio_end_sector(bio));
+	if (!rq || !elv_bio_merge_ok(rq, bio))
+		return ELEVATOR_NO_MERGE;
+	*req = rq;
+	return blk_discard_mergable(rq) ? ELEVATOR_DISCARD_MERGE :
+					  ELEVATOR_FRONT_MERGE;
+}
+
+/* A bio was merged into @rq: a front merge moved its start sector. */
+static void bfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	if (type != ELEVATOR_FRONT_MERGE || !(rq_state(rq) & BFQ_RQ_QUEUED))
+		return;
+	elv_rb_del(&bfqq->sort_list, rq);
+	elv_rb_add(&bfqq->sort_list, rq);
+}
+
+/* @next was merged into @rq and is about to be freed. */
+static void bfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!(rq_state(next) & BFQ_RQ_QUEUED))
+		return;
+	/* @rq inherits the earlier deadline and FIFO position. */
+	if ((rq_state(rq) & BFQ_RQ_QUEUED) &&
+	    time_before64(next->fifo_time, rq->fifo_time)) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	bfq_remove_request(bfqd, next);
+}
+
+/*
+ * Writes and async I/O may use only part of the scheduler tags, so that a
+ * flood of them cannot leave sync reads waiting for a tag.
+ */
+static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct bfq_data *bfqd = data->q->elevator->elevator_data;
+	unsigned int tags;
+
+	if (op_is_sync(opf) && !op_is_write(opf))
+		return;
+	tags = op_is_sync(opf) ? READ_ONCE(bfqd->sync_write_depth) :
+				 READ_ONCE(bfqd->async_depth);
+	data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
+}
+
+/* Called at hctx init and when nr_requests changes. */
+static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	unsigned int nr = hctx->queue->nr_requests;
+
+	WRITE_ONCE(bfqd->async_depth,
+		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->sync_write_depth,
+		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
+	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+}
+
+static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	bfq_depth_updated(hctx);
+	return 0;
+}
+
+/*
+ * The io context's link to this device goes away (process exit, or the
+ * scheduler is switched): drop the process's reference to its queue.
+ * Called with q->queue_lock (and the ioc's lock) held.
+ */
+static void bfq_exit_icq(struct io_cq *icq)
+{
+	struct bfq_io_cq *bic = icq_to_bic(icq);
+	struct bfq_data *bfqd = icq->q->elevator->elevator_data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bfqd->lock, flags);
+	bic->exited = true;
+	if (bic->sync_bfqq) {
+		bfq_put_queue(bic->sync_bfqq);
+		bic->sync_bfqq = NULL;
+	}
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheduler init and exit                                             */
+/* ------------------------------------------------------------------ */
+
+static void bfq_tunables_init(struct bfq_tunables *tun)
+{
+	tun->slice_idle_ns = BFQ_DEFAULT_SLICE_IDLE_NS;
+	tun->max_budget_sectors = 0;
+	tun->timeout_sync_ms = BFQ_DEFAULT_TIMEOUT_SYNC_MS;
+	tun->low_latency = 1;
+	tun->strict_guarantees = 0;
+	tun->back_seek_max_kib = BFQ_DEFAULT_BACK_SEEK_MAX_KIB;
+	tun->back_seek_penalty = BFQ_DEFAULT_BACK_SEEK_PENALTY;
+	tun->fifo_expire_sync_ms = BFQ_DEFAULT_FIFO_EXPIRE_SYNC_MS;
+	tun->fifo_expire_async_ms = BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS;
+}
+
+static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct bfq_data *bfqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
+	if (!bfqd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	eq->elevator_data = bfqd;
+
+	bfqd->queue = q;
+	spin_lock_init(&bfqd->lock);
+	bfq_sched_init(&bfqd->sched);
+	INIT_LIST_HEAD(&bfqd->dispatch_head);
+	bfq_tunables_init(&bfqd->tun);
+	bfq_queue_init(bfqd, &bfqd->fallback_bfqq, false,
+		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
+
+	/* One lock serves all hardware queues: dispatch device-wide. */
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	q->elevator = eq;
+	return 0;
+}
+
+/* Called after every request is freed and every icq exited. */
+static void bfq_exit_sched(struct elevator_queue *e)
+{
+	struct bfq_data *bfqd = e->elevator_data;
+	int class, level;
+
+	spin_lock_irq(&bfqd->lock);
+	for (class = 0; class < BFQ_NR_CLASSES; class++) {
+		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
+			struct bfq_queue **slot = &bfqd->async_bfqq[class][level];
+
+			if (*slot)
+				bfq_put_queue(*slot);
+			*slot = NULL;
+		}
+	}
+	WARN(bfqd->nr_bfqqs || bfqd->nr_queued || bfqd->fallback_bfqq.ref != 1,
+	     "bfq: %u queues, %u requests left at exit\n",
+	     bfqd->nr_bfqqs, bfqd->nr_queued);
+	spin_unlock_irq(&bfqd->lock);
+	kfree(bfqd);
+}
+
+/* ------------------------------------------------------------------ */
+/* sysfs tunables                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A tunable as the user sees it: written and shown in the unit of its name,
+ * stored as @scale times that in struct bfq_tunables. A write is applied
+ * only if it is a whole decimal number in [min, max]; anything else is
+ * rejected and changes nothing.
+ */
+struct bfq_tunable_desc {
+	size_t offset;
+	u64 scale;
+	u64 min, max;
+};
+
+#define BFQ_TUNABLE(field, sc, lo, hi)					\
+	{ .offset = offsetof(struct bfq_tunables, field), .scale = (sc),	\
+	  .min = (lo), .max = (hi) }
+
+enum bfq_tunable_id {
+	BFQ_T_SLICE_IDLE,
+	BFQ_T_SLICE_IDLE_US,
+	BFQ_T_MAX_BUDGET,
+	BFQ_T_TIMEOUT_SYNC,
+	BFQ_T_LOW_LATENCY,
+	BFQ_T_STRICT_GUARANTEES,
+	BFQ_T_BACK_SEEK_MAX,
+	BFQ_T_BACK_SEEK_PENALTY,
+	BFQ_T_FIFO_EXPIRE_SYNC,
+	BFQ_T_FIFO_EXPIRE_ASYNC,
+};
+
+/* Bounds: see Documentation/bfq-iosched.rst, "Tunables". */
+static const struct bfq_tunable_desc bfq_tunable_descs[] = {
+	[BFQ_T_SLICE_IDLE] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_MSEC, 0, 1000),
+	[BFQ_T_SLICE_IDLE_US] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_USEC,
+					    0, 1000000),
+	[BFQ_T_MAX_BUDGET] = BFQ_TUNABLE(max_budget_sectors, 1, 0, 1 << 21),
+	[BFQ_T_TIMEOUT_SYNC] = BFQ_TUNABLE(timeout_sync_ms, 1, 1, 10000),
+	[BFQ_T_LOW_LATENCY] = BFQ_TUNABLE(low_latency, 1, 0, 1),
+	[BFQ_T_STRICT_GUARANTEES] = BFQ_TUNABLE(strict_guarantees, 1, 0, 1),
+	[BFQ_T_BACK_SEEK_MAX] = BFQ_TUNABLE(back_seek_max_kib, 1, 0, INT_MAX),
+	[BFQ_T_BACK_SEEK_PENALTY] = BFQ_TUNABLE(back_seek_penalty, 1, 1, 1000),
+	[BFQ_T_FIFO_EXPIRE_SYNC] = BFQ_TUNABLE(fifo_expire_sync_ms, 1,
+					       1, 600000),
+	[BFQ_T_FIFO_EXPIRE_ASYNC] = BFQ_TUNABLE(fifo_expire_async_ms, 1,
+						1, 600000),
+};
+
+/* Parse a write to tunable @d into its stored value, or return an error. */
+static int bfq_tunable_parse(const struct bfq_tunable_desc *d,
+			     const char *buf, u64 *stored)
+{
+	u64 val;
+	int ret;
+
+	/* kstrtou64 takes one trailing newline and nothing else extra. */
+	ret = kstrtou64(buf, 10, &val);
+	if (ret)
+		return ret;
+	if (val < d->min || val > d->max)
+		return -EINVAL;
+	*stored = val * d->scale;
+	return 0;
+}
+
+static u64 *bfq_tunable_field(struct bfq_data *bfqd,
+			      const struct bfq_tunable_desc *d)
+{
+	return (u64 *)((char *)&bfqd->tun + d->offset);
+}
+
+static ssize_t bfq_tunable_show(struct elevator_queue *e, char *page,
+				enum bfq_tunable_id id)
+{
+	const struct bfq_tunable_desc *d = &bfq_tunable_descs[id];
+	u64 val = READ_ONCE(*bfq_tunable_field(e->elevator_data, d));
+
+	return sysfs_emit(page, "%llu\n", div64_u64(val, d->scale));
+}
+
+static ssize_t bfq_tunable_store(struct elevator_queue *e, const char *page,
+				 size_t count, enum bfq_tunable_id id)
+{
+	const struct bfq_tunable_desc *d = &bfq_tunable_descs[id];
+	u64 val;
+	int ret;
+
+	ret = bfq_tunable_parse(d, page, &val);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*bfq_tunable_field(e->elevator_data, d), val);
+	return count;
+}
+
+#define BFQ_TUNABLE_ATTR(name, id)					\
+static ssize_t bfq_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	return bfq_tunable_show(e, page, id);				\
+}									\
+static ssize_t bfq_##name##_store(struct elevator_queue *e,		\
+				  const char *page, size_t count)	\
+{									\
+	return bfq_tunable_store(e, page, count, id);			\
+}
+
+BFQ_TUNABLE_ATTR(slice_idle, BFQ_T_SLICE_IDLE)
+BFQ_TUNABLE_ATTR(slice_idle_us, BFQ_T_SLICE_IDLE_US)
+BFQ_TUNABLE_ATTR(max_budget, BFQ_T_MAX_BUDGET)
+BFQ_TUNABLE_ATTR(timeout_sync, BFQ_T_TIMEOUT_SYNC)
+BFQ_TUNABLE_ATTR(low_latency, BFQ_T_LOW_LATENCY)
+BFQ_TUNABLE_ATTR(strict_guarantees, BFQ_T_STRICT_GUARANTEES)
+BFQ_TUNABLE_ATTR(back_seek_max, BFQ_T_BACK_SEEK_MAX)
+BFQ_TUNABLE_ATTR(back_seek_penalty, BFQ_T_BACK_SEEK_PENALTY)
+BFQ_TUNABLE_ATTR(fifo_expire_sync, BFQ_T_FIFO_EXPIRE_SYNC)
+BFQ_TUNABLE_ATTR(fifo_expire_async, BFQ_T_FIFO_EXPIRE_ASYNC)
+
+#define BFQ_ATTR(name) __ATTR(name, 0644, bfq_##name##_show, bfq_##name##_store)
+
+static struct elv_fs_entry bfq_attrs[] = {
+	BFQ_ATTR(slice_idle),
+	BFQ_ATTR(slice_idle_us),
+	BFQ_ATTR(max_budget),
+	BFQ_ATTR(timeout_sync),
+	BFQ_ATTR(low_latency),
+	BFQ_ATTR(strict_guarantees),
+	BFQ_ATTR(back_seek_max),
+	BFQ_ATTR(back_seek_penalty),
+	BFQ_ATTR(fifo_expire_sync),
+	BFQ_ATTR(fifo_expire_async),
+	__ATTR_NULL
+};
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                        */
+/* ------------------------------------------------------------------ */
+
+static struct elevator_type iosched_bfq = {
+	.ops = {
+		.init_sched		= bfq_init_sched,
+		.exit_sched		= bfq_exit_sched,
+		.init_hctx		= bfq_init_hctx,
+		.depth_updated		= bfq_depth_updated,
+		.limit_depth		= bfq_limit_depth,
+		.prepare_request	= bfq_prepare_request,
+		.finish_request		= bfq_finish_request,
+		.requeue_request	= bfq_requeue_request,
+		.insert_requests	= bfq_insert_requests,
+		.dispatch_request	= bfq_dispatch_request,
+		.has_work		= bfq_has_work,
+		.bio_merge		= bfq_bio_merge,
+		.request_merge		= bfq_request_merge,
+		.request_merged		= bfq_request_merged,
+		.requests_merged	= bfq_requests_merged,
+		.next_request		= elv_rb_latter_request,
+		.former_request		= elv_rb_former_request,
+		.exit_icq		= bfq_exit_icq,
+	},
+	.icq_size		= sizeof(struct bfq_io_cq),
+	.icq_align		= __alignof__(struct bfq_io_cq),
+	.elevator_attrs		= bfq_attrs,
+	.elevator_name		= "bfq",
+	.elevator_owner		= THIS_MODULE,
+};
+MODULE_ALIAS("bfq-iosched");
+
+static int __init bfq_init(void)
+{
+	int ret;
+
+	bfq_queue_cache = KMEM_CACHE(bfq_queue, 0);
+	if (!bfq_queue_cache)
+		return -ENOMEM;
+	ret = elv_register(&iosched_bfq);
+	if (ret)
+		kmem_cache_destroy(bfq_queue_cache);
+	return ret;
+}
+
+static void __exit bfq_exit(void)
+{
+	elv_unregister(&iosched_bfq);
+	kmem_cache_destroy(bfq_queue_cache);
+}
+
+module_init(bfq_init);
+module_exit(bfq_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("BFQ I/O scheduler: budget fair queueing over B-WF2Q+");
+
+#ifdef CONFIG_BFQ_KUNIT_TEST
+#include "bfq-iosched-test.c"
+#endif

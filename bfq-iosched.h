@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BFQ's types, one struct per mechanism, each field group with the lock that
+ * protects it. See the design notes at the top of bfq-iosched.c.
+ */
+#ifndef _BFQ_IOSCHED_H
+#define _BFQ_IOSCHED_H
+
+#include <linux/blkdev.h>
+#include <linux/ioprio.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+
+#include "blk.h"
+#include "elevator.h"
+
+/* ioprio classes we schedule, in strict priority order. */
+enum bfq_class {
+	BFQ_CLASS_RT,
+	BFQ_CLASS_BE,
+	BFQ_CLASS_IDLE,
+	BFQ_NR_CLASSES,
+};
+
+/*
+ * One schedulable thing: a process queue today, a cgroup later. The service
+ * layer (bfq-wf2q.c) reads only these fields; no heuristic lives here.
+ * All fields: bfq_data.lock.
+ */
+struct bfq_entity {
+	struct list_head sched_node;	/* in bfq_sched_data.active */
+	bool on_sched;			/* backlogged, on the active list */
+	unsigned int weight;
+	unsigned int budget_sectors;	/* service allowed in one turn */
+	unsigned int service_sectors;	/* service received in this turn */
+};
+
+/*
+ * The backlogged entities of one scheduling level (bfq_data.lock).
+ * Skeleton policy: round robin with a budget per turn; the B-WF2Q+ service
+ * tree replaces the list without changing bfq-wf2q.c's interface.
+ */
+struct bfq_sched_data {
+	struct list_head active;
+	unsigned int nr_active;
+};
+
+struct bfq_data;
+
+/*
+ * A process's queue of sync requests, or the shared queue of async requests
+ * of one (class, level). Lifetime: see "References" in bfq-iosched.c.
+ */
+struct bfq_queue {
+	struct bfq_entity entity;
+	struct bfq_data *bfqd;
+
+	/* bfq_data.lock protects everything below. */
+	int ref;
+	pid_t pid;			/* creator, for debugging */
+	bool sync;
+	enum bfq_class ioprio_class;
+	unsigned short ioprio_level;	/* 0 (highest) .. 7 */
+
+	struct rb_root sort_list;	/* queued requests by sector */
+	struct list_head fifo;		/* queued requests by arrival */
+	unsigned int nr_queued;
+	unsigned int nr_in_driver;
+	sector_t next_pos;		/* end of the last dispatched request */
+};
+
+/*
+ * Per process and device: blk-ioc allocates icq_size bytes and hands us the
+ * embedded io_cq, so icq must stay the first member.
+ */
+struct bfq_io_cq {
+	struct io_cq icq;
+	struct bfq_queue *sync_bfqq;	/* owns one reference; bfq_data.lock */
+	bool exited;			/* exit_icq ran; bfq_data.lock */
+	unsigned short default_ioprio;	/* from the task's nice, at prepare */
+};
+
+/*
+ * User tunables, in the unit of their name. Written by sysfs stores with
+ * WRITE_ONCE() and read locklessly with READ_ONCE(): each is one word and
+ * no two must change together.
+ */
+struct bfq_tunables {
+	u64 slice_idle_ns;
+	u64 max_budget_sectors;		/* 0: autotune */
+	u64 timeout_sync_ms;
+	u64 low_latency;
+	u64 strict_guarantees;
+	u64 back_seek_max_kib;
+	u64 back_seek_penalty;
+	u64 fifo_expire_sync_ms;
+	u64 fifo_expire_async_ms;
+};
+
+/* Per device (request queue) scheduler state. */
+struct bfq_data {
+	struct request_queue *queue;
+	struct bfq_tunables tun;
+
+	/* Set by depth_updated(); read by limit_depth() without a lock. */
+	unsigned int async_depth;
+	unsigned int sync_write_depth;
+
+	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
+	struct bfq_sched_data sched;
+	struct list_head dispatch_head;	/* at-head inserts, served first */
+	unsigned int nr_queued;		/* requests in queues + dispatch_head */
+	unsigned int nr_bfqqs;		/* allocated queues, leak check */
+	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	struct bfq_queue fallback_bfqq;	/* when allocation fails; never freed */
+	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
+};
+
+/* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
+void bfq_sched_init(struct bfq_sched_data *sd);
+void bfq_entity_init(struct bfq_entity *entity, unsigned int weight);
+void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity);
+void bfq_entity_deactivate(struct bfq_sched_data *sd,
+			   struct bfq_entity *entity);
+void bfq_entity_requeue(struct bfq_sched_data *sd, struct bfq_entity *entity);
+bool bfq_entity_charge(struct bfq_entity *entity, unsigned int sectors);
+struct bfq_entity *bfq_sched_next(struct bfq_sched_data *sd);
+unsigned int bfq_ioprio_to_weight(unsigned int level);
+
+#endif /* _BFQ_IOSCHED_H */
