@@ -398,7 +398,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	}
 	if (rq) {
 		rq->rq_flags |= RQF_STARTED;
-		if (rq_bfqq(rq)) {
+		if (bfq_rq_prepared(rq) && rq_bfqq(rq)) {
 			rq_bfqq(rq)->nr_in_driver++;
 			rq_state_set(rq, BFQ_RQ_IN_DRIVER, true);
 		}
@@ -591,8 +591,8 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 
 	if (!(rq_state(next) & BFQ_RQ_QUEUED))
 		return;
-	/* @rq inherits the earlier deadline and FIFO position. */
-	if ((rq_state(rq) & BFQ_RQ_QUEUED) &&
+	/* Within one queue, @rq inherits the earlier deadline and position. */
+	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
 	    time_before64(next->fifo_time, rq->fifo_time)) {
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;
