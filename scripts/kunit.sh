@@ -1,0 +1,93 @@
+#!/bin/bash
+# kunit.sh KVER: run BFQ's KUnit suites (bfq_*) on Debian's linux-source KVER.
+#
+# Syncs our sources into the in-tree copy (scripts/intree.sh --sync-only),
+# then from that tree runs
+#   tools/testing/kunit/kunit.py run --arch=x86_64
+#       --kunitconfig=tests/.kunitconfig --build_dir=$BFQ_CACHE/KVER/kunit-build
+# which builds a small x86_64 kernel and boots it in qemu-system-x86_64 (TCG,
+# no KVM needed). The build dir is kept, so a rerun recompiles only what
+# changed. Prints kunit.py's summary, writes one line per test case,
+#   PASS: kunit/KVER/<suite>.<case>   (FAIL:, or SKIP: which counts neither)
+# to build/KVER/results/kunit.txt (kunit.py's log and JSON next to it), and
+# exits non-zero if anything failed. A build failure is the single line
+# FAIL: kunit/KVER/build.
+#
+# Environment: KUNITCONFIG (default tests/.kunitconfig), KUNIT_FILTER (default 'bfq*', kunit.py's filter_glob: only our
+# suites run), KUNIT_TIMEOUT (seconds for the test run, default 600),
+# KUNIT_ARGS (more kunit.py arguments, e.g. --kconfig_add=...).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KVER=${1:?usage: kunit.sh 6.1|6.12}
+dir=$(kver_dir "$KVER")
+res=$BFQ_TOP/build/$KVER/results
+mkdir -p "$res"
+out=$res/kunit.txt
+: > "$out"
+
+if ! "$BFQ_TOP/scripts/intree.sh" --sync-only "$KVER"; then
+	echo "FAIL: kunit/$KVER/build" | tee "$out"
+	exit 1
+fi
+tree=$dir/intree
+rm -f "$res/kunit.json"
+
+# shellcheck disable=SC2086 # KUNIT_ARGS is a list of arguments
+(cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig="${KUNITCONFIG:-$BFQ_TOP/tests/.kunitconfig}" \
+	--build_dir="$dir/kunit-build" --jobs="$(nproc)" \
+	--timeout="${KUNIT_TIMEOUT:-600}" --json="$res/kunit.json" \
+	${KUNIT_ARGS:-} "${KUNIT_FILTER:-bfq*}") > "$res/kunit.log" 2>&1 &&
+	rc=0 || rc=$?
+# kunit.py's own report: what it did, the errors of a failed build, the
+# summary ("Testing complete. Ran N tests: passed: ...").
+grep -vE '^\[[0-9:]+\] +(\[(PASSED|SKIPPED)\]|=+ \[PASSED\])' "$res/kunit.log" |
+	grep -vE '^\[[0-9:]+\] =+ [^ ]+ +\(?[0-9]* ?(subtests?\))? *=+$' |
+	grep -v "^stty: 'standard input'" | tail -n 60
+
+if [ ! -s "$res/kunit.json" ]; then
+	# No JSON: kunit.py stopped before running tests (config or build).
+	echo "FAIL: kunit/$KVER/build" | tee "$out"
+	exit 1
+fi
+
+python3 - "$res/kunit.json" "$KVER" "$rc" >> "$out" <<'PY'
+import json, sys
+path, kver, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+top = json.load(open(path))
+lines = []
+
+def verdict(statuses):
+    if any(s not in ("PASS", "SKIP") for s in statuses):
+        return "FAIL"
+    return "SKIP" if statuses and all(s == "SKIP" for s in statuses) else "PASS"
+
+def leaves(group):
+    out = [c["status"] for c in group.get("test_cases", [])]
+    for g in group.get("sub_groups", []):
+        out += leaves(g)
+    return out
+
+for suite in top.get("sub_groups", []):
+    for case in suite.get("test_cases", []):
+        lines.append((case["status"] if case["status"] in ("PASS", "SKIP")
+                      else "FAIL", suite["name"], case["name"]))
+    # A parameterised case is a group of its parameters: it passes when
+    # they all do.
+    for case in suite.get("sub_groups", []):
+        lines.append((verdict(leaves(case)), suite["name"], case["name"]))
+for case in top.get("test_cases", []):
+    lines.append(("FAIL" if case["status"] not in ("PASS", "SKIP")
+                  else case["status"], "(top)", case["name"]))
+for status, suite, case in lines:
+    print(f"{status}: kunit/{kver}/{suite}.{case}")
+if not lines:
+    print(f"FAIL: kunit/{kver}/no-tests-ran")
+elif rc != 0 and not any(s == "FAIL" for s, _, _ in lines):
+    # kunit.py failed although every case parsed passed (e.g. a crash
+    # after the last test, or a lost result).
+    print(f"FAIL: kunit/{kver}/run")
+PY
+cat "$out"
+! grep -q '^FAIL:' "$out"
