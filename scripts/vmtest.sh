@@ -49,6 +49,8 @@ else
 		tests+=("$n")
 	done
 fi
+# Each test once: results are matched by name.
+mapfile -t tests < <(printf '%s\n' "${tests[@]}" | awk '!seen[$0]++')
 for t in "${tests[@]}"; do
 	[ -f "$tdir/$t.sh" ] || die "no such test: $tdir/$t.sh"
 done
