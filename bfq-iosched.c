@@ -145,13 +145,15 @@ static void bfq_queue_set_ioprio(struct bfq_queue *bfqq, unsigned short ioprio)
 {
 	bfqq->ioprio_class = bfq_class_of(ioprio);
 	bfqq->ioprio_level = IOPRIO_PRIO_LEVEL(ioprio);
-	bfqq->entity.weight = bfq_ioprio_to_weight(bfqq->ioprio_level);
+	bfq_entity_set_prio(&bfqq->entity,
+			    bfq_ioprio_to_weight(bfqq->ioprio_level),
+			    bfqq->ioprio_class);
 }
 
 static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   bool sync, unsigned short ioprio)
 {
-	bfq_entity_init(&bfqq->entity, 0);
+	bfq_entity_init(&bfqq->entity, 0, BFQ_CLASS_BE);
 	bfqq->bfqd = bfqd;
 	bfqq->ref = 1;
 	bfqq->pid = current->pid;
@@ -191,9 +193,9 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 
 	if (--bfqq->ref)
 		return;
-	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued ||
-			 bfqq->entity.on_sched))
+	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued))
 		return;
+	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
@@ -284,13 +286,16 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->nr_queued++;
 	bfqd->nr_queued++;
 
-	if (!bfqq->entity.on_sched) {
+	if (bfqq->nr_queued == 1 && bfqq != bfqd->in_service_bfqq) {
 		bfqq->entity.budget_sectors = bfq_turn_budget(bfqd);
 		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
 	}
 }
 
-/* Take @rq out of its queue; an emptied queue leaves the service layer. */
+/*
+ * Take @rq out of its queue. An emptied queue that waits for service leaves
+ * the service layer; the one in service is expired by the dispatch path.
+ */
 static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
@@ -307,7 +312,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	bfqq->nr_queued--;
 	bfqd->nr_queued--;
 
-	if (!bfqq->nr_queued)
+	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq)
 		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
 }
 
@@ -361,24 +366,81 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Why the queue in service loses the device. */
+enum bfq_expire_reason {
+	BFQ_EXP_EMPTY,			/* no request left */
+	BFQ_EXP_BUDGET,			/* the next request exceeds the budget */
+	BFQ_EXP_TIMEOUT,		/* turn longer than timeout_sync */
+};
+
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason reason)
+{
+	struct bfq_queue *bfqq = bfqd->in_service_bfqq;
+	struct bfq_entity *entity = &bfqq->entity;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqd->in_service_bfqq = NULL;
+	entity->budget_sectors = bfq_turn_budget(bfqd);
+	bfq_entity_expire(&bfqd->sched, entity, entity->service_sectors,
+			  bfqq->nr_queued > 0);
+}
+
+/* The queue in service, selecting one if none is. */
+static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
+{
+	struct bfq_entity *entity;
+
+	if (bfqd->in_service_bfqq)
+		return bfqd->in_service_bfqq;
+	entity = bfq_sched_select(&bfqd->sched, jiffies);
+	if (!entity)
+		return NULL;
+	bfqd->in_service_bfqq = container_of(entity, struct bfq_queue, entity);
+	bfqd->turn_deadline = jiffies +
+		msecs_to_jiffies(READ_ONCE(bfqd->tun.timeout_sync_ms));
+	return bfqd->in_service_bfqq;
+}
+
+/*
+ * The next request of the queue in service, or NULL. A queue keeps the
+ * device until it empties, its next request does not fit in the rest of
+ * its budget, or its turn lasts longer than timeout_sync.
+ */
 static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 {
-	struct bfq_entity *entity = bfq_sched_next(&bfqd->sched);
 	struct bfq_queue *bfqq;
 	struct request *rq;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!entity)
-		return NULL;
-	bfqq = container_of(entity, struct bfq_queue, entity);
-	rq = bfq_choose_rq(bfqd, bfqq);
-	bfq_remove_request(bfqd, rq);
-	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	while ((bfqq = bfq_in_service(bfqd))) {
+		struct bfq_entity *entity = &bfqq->entity;
 
-	if (entity->on_sched && bfq_entity_charge(entity, blk_rq_sectors(rq)))
-		bfq_entity_requeue(&bfqd->sched, entity);
-	return rq;
+		if (!bfqq->nr_queued) {
+			bfq_expire(bfqd, BFQ_EXP_EMPTY);
+			continue;
+		}
+		if (time_after(jiffies, bfqd->turn_deadline)) {
+			bfq_expire(bfqd, BFQ_EXP_TIMEOUT);
+			continue;
+		}
+		rq = bfq_choose_rq(bfqd, bfqq);
+		if (entity->service_sectors &&
+		    entity->service_sectors + blk_rq_sectors(rq) >
+		    entity->budget_sectors) {
+			bfq_expire(bfqd, BFQ_EXP_BUDGET);
+			continue;
+		}
+		bfq_remove_request(bfqd, rq);
+		bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+		entity->service_sectors += blk_rq_sectors(rq);
+		/* No idling yet: an emptied queue gives the device away. */
+		if (!bfqq->nr_queued)
+			bfq_expire(bfqd, BFQ_EXP_EMPTY);
+		return rq;
+	}
+	return NULL;
 }
 
 /* Called from blk-mq for each hardware queue with room for a request. */
@@ -717,6 +779,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 			*slot = NULL;
 		}
 	}
+	bfq_entity_forget(&bfqd->sched, &bfqd->fallback_bfqq.entity);
 	WARN(bfqd->nr_bfqqs || bfqd->nr_queued || bfqd->fallback_bfqq.ref != 1,
 	     "bfq: %u queues, %u requests left at exit\n",
 	     bfqd->nr_bfqqs, bfqd->nr_queued);

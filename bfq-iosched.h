@@ -23,27 +23,54 @@ enum bfq_class {
 	BFQ_NR_CLASSES,
 };
 
+/* Where an entity is in the service layer. */
+enum bfq_entity_state {
+	BFQ_E_OUT,		/* on no tree: never backlogged, or forgotten */
+	BFQ_E_ACTIVE,		/* backlogged, waiting on its class's tree */
+	BFQ_E_IN_SERVICE,	/* taken off the tree by bfq_sched_select() */
+	BFQ_E_IDLE,		/* not backlogged; timestamps kept until the
+				 * tree's virtual time passes its finish */
+};
+
 /*
  * One schedulable thing: a process queue today, a cgroup later. The service
  * layer (bfq-wf2q.c) reads only these fields; no heuristic lives here.
+ * Timestamps are virtual times in sectors / weight << BFQ_VT_SHIFT.
  * All fields: bfq_data.lock.
  */
 struct bfq_entity {
-	struct list_head sched_node;	/* in bfq_sched_data.active */
-	bool on_sched;			/* backlogged, on the active list */
-	unsigned int weight;
+	struct rb_node rb_node;		/* on its tree's active or idle tree */
+	enum bfq_entity_state state;
+	u64 start, finish;		/* virtual timestamps */
+	u64 min_start;			/* least start in this active subtree */
+
+	unsigned int weight;		/* in effect for the current timestamps */
+	enum bfq_class class_idx;
+	unsigned int new_weight;	/* applied at the next timestamp update */
+	enum bfq_class new_class;
+
 	unsigned int budget_sectors;	/* service allowed in one turn */
 	unsigned int service_sectors;	/* service received in this turn */
 };
 
+/* One class's entities of one scheduling level (bfq_data.lock). */
+struct bfq_service_tree {
+	struct rb_root active;		/* by finish, augmented by min_start */
+	struct rb_root idle;		/* by finish */
+	u64 vtime;			/* the tree's virtual time */
+	u64 wsum;			/* weights of backlogged entities */
+	unsigned int nr_active;		/* entities on the active tree */
+};
+
 /*
- * The backlogged entities of one scheduling level (bfq_data.lock).
- * Skeleton policy: round robin with a budget per turn; the B-WF2Q+ service
- * tree replaces the list without changing bfq-wf2q.c's interface.
+ * A scheduling level: one service tree per ioprio class, served in strict
+ * priority, except that a backlogged IDLE class gets a turn once it has
+ * waited BFQ_IDLE_CLASS_GRACE_MS. At most one entity is in service.
  */
 struct bfq_sched_data {
-	struct list_head active;
-	unsigned int nr_active;
+	struct bfq_service_tree st[BFQ_NR_CLASSES];
+	struct bfq_entity *in_service;
+	unsigned long idle_class_since;	/* jiffies: IDLE served or queued */
 };
 
 struct bfq_data;
@@ -110,6 +137,8 @@ struct bfq_data {
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct bfq_sched_data sched;
 	struct list_head dispatch_head;	/* at-head inserts, served first */
+	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
+	unsigned long turn_deadline;	/* jiffies: budget timeout */
 	unsigned int nr_queued;		/* requests in queues + dispatch_head */
 	unsigned int nr_bfqqs;		/* allocated queues, leak check */
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
@@ -118,14 +147,23 @@ struct bfq_data {
 };
 
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
+#define BFQ_VT_SHIFT		22
+#define BFQ_IDLE_CLASS_GRACE_MS	200
+
 void bfq_sched_init(struct bfq_sched_data *sd);
-void bfq_entity_init(struct bfq_entity *entity, unsigned int weight);
+void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
+		     enum bfq_class class_idx);
+void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
+			 enum bfq_class class_idx);
 void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity);
 void bfq_entity_deactivate(struct bfq_sched_data *sd,
 			   struct bfq_entity *entity);
-void bfq_entity_requeue(struct bfq_sched_data *sd, struct bfq_entity *entity);
-bool bfq_entity_charge(struct bfq_entity *entity, unsigned int sectors);
-struct bfq_entity *bfq_sched_next(struct bfq_sched_data *sd);
+struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
+				    unsigned long now);
+void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
+		       unsigned int charge_sectors, bool backlogged);
+void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity);
+bool bfq_sched_busy(const struct bfq_sched_data *sd);
 unsigned int bfq_ioprio_to_weight(unsigned int level);
 
 #endif /* _BFQ_IOSCHED_H */

@@ -1,21 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BFQ's service layer: which backlogged entity is served next, and how much
- * it may receive before another one gets its turn.
+ * BFQ's service layer: B-WF2Q+ over entities.
  *
- * Rule enforced (skeleton): backlogged entities take turns in round robin;
- * a turn ends when the entity has received budget_sectors of service or
- * stops being backlogged. This file knows entities only through struct
- * bfq_entity (weight, budget, service): no request, queue or heuristic field
- * is read here, so it is testable without a request_queue and groups can
- * become entities later without touching it. The B-WF2Q+ service tree of
- * the "BFQ core" issue replaces the list behind this same interface.
+ * Rule enforced: every backlogged entity receives service in proportion to
+ * its weight, measured in sectors, within a bound of one maximum budget of
+ * its ideal share at any time (the B-WF2Q+ guarantee of Valente and
+ * Checconi, built on Bennett and Zhang's WF2Q+). Classes are served in
+ * strict priority RT > BE > IDLE, except that a backlogged IDLE class gets
+ * a turn once it has waited BFQ_IDLE_CLASS_GRACE_MS, so it never starves.
  *
- * Locking: every function runs under the owning bfq_data.lock; the caller
- * holds it (the service layer has no lock of its own).
+ * The scheme, per service tree (one per class and scheduling level):
+ *
+ * 1. Each entity has a virtual start S and finish F. On becoming backlogged
+ *    S = max(V, F_prev) (F_prev only while the entity is on the idle tree,
+ *    so emptying and refilling cannot gain service), F = S + budget / w.
+ * 2. The tree's virtual time V grows by the service the tree delivers
+ *    divided by the sum of the weights of its backlogged entities, and
+ *    jumps to the least S when no entity is eligible (S <= V).
+ * 3. The entity served next is, among the eligible ones, the one with the
+ *    least F. The active tree is ordered by F and each node keeps the least
+ *    S of its subtree (RB_DECLARE_CALLBACKS), so the choice is O(log N).
+ * 4. An entity in service is off the tree. At expiry it is charged the
+ *    service it received (or what its owner decides to charge):
+ *    F = S + charge / w. If still backlogged it gets S = F and a new F;
+ *    else it waits on the idle tree until V passes its F, then is dropped.
+ * 5. Virtual times are u64 and compared wrap-safely: all timestamps of one
+ *    tree stay within 2^63 of each other.
+ *
+ * This file knows entities only through struct bfq_entity: no request,
+ * queue or heuristic field is read here, so groups become entities of their
+ * parent level without changes, and the KUnit suite runs it without a
+ * request_queue. Locking: the caller holds the owning bfq_data.lock.
  */
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
-#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/rbtree_augmented.h>
 
 #include "bfq-iosched.h"
 
@@ -26,66 +46,365 @@ unsigned int bfq_ioprio_to_weight(unsigned int level)
 					 IOPRIO_NR_LEVELS - 1)) * 10;
 }
 
-void bfq_sched_init(struct bfq_sched_data *sd)
+static bool bfq_vt_before(u64 a, u64 b)
 {
-	INIT_LIST_HEAD(&sd->active);
-	sd->nr_active = 0;
+	return (s64)(a - b) < 0;
 }
 
-void bfq_entity_init(struct bfq_entity *entity, unsigned int weight)
+static u64 bfq_vt_delta(u64 sectors, u64 weight)
 {
-	INIT_LIST_HEAD(&entity->sched_node);
-	entity->on_sched = false;
-	entity->weight = weight;
-	entity->service_sectors = 0;
+	return div64_u64(sectors << BFQ_VT_SHIFT, max_t(u64, weight, 1));
 }
 
-/* The entity became backlogged: it waits for its turn at the tail. */
-void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
+static struct bfq_entity *bfq_rb_entity(struct rb_node *node)
 {
-	if (WARN_ON_ONCE(entity->on_sched))
-		return;
-	entity->service_sectors = 0;
-	list_add_tail(&entity->sched_node, &sd->active);
-	entity->on_sched = true;
-	sd->nr_active++;
+	return node ? rb_entry(node, struct bfq_entity, rb_node) : NULL;
 }
 
-/* The entity has nothing left to be served: it leaves the rotation. */
-void bfq_entity_deactivate(struct bfq_sched_data *sd,
-			   struct bfq_entity *entity)
+static struct bfq_service_tree *bfq_entity_tree(struct bfq_sched_data *sd,
+						struct bfq_entity *entity)
 {
-	if (WARN_ON_ONCE(!entity->on_sched))
-		return;
-	list_del_init(&entity->sched_node);
-	entity->on_sched = false;
-	sd->nr_active--;
+	return &sd->st[entity->class_idx];
 }
 
-/* The entity's turn ended while still backlogged: next turn at the tail. */
-void bfq_entity_requeue(struct bfq_sched_data *sd, struct bfq_entity *entity)
+/* ------------------------------------------------------------------ */
+/* The active tree: by finish, augmented with the subtree's least start */
+/* ------------------------------------------------------------------ */
+
+static bool bfq_min_start_compute(struct bfq_entity *entity, bool exit)
 {
-	if (WARN_ON_ONCE(!entity->on_sched))
-		return;
-	entity->service_sectors = 0;
-	list_move_tail(&entity->sched_node, &sd->active);
+	struct bfq_entity *child;
+	u64 min = entity->start;
+
+	child = bfq_rb_entity(entity->rb_node.rb_left);
+	if (child && bfq_vt_before(child->min_start, min))
+		min = child->min_start;
+	child = bfq_rb_entity(entity->rb_node.rb_right);
+	if (child && bfq_vt_before(child->min_start, min))
+		min = child->min_start;
+	if (exit && entity->min_start == min)
+		return true;
+	entity->min_start = min;
+	return false;
+}
+
+RB_DECLARE_CALLBACKS(static, bfq_min_start_cb, struct bfq_entity, rb_node,
+		     min_start, bfq_min_start_compute);
+
+/* Insert by finish; equal finishes keep arrival order. */
+static void bfq_active_insert(struct bfq_service_tree *st,
+			      struct bfq_entity *entity)
+{
+	struct rb_node **link = &st->active.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct bfq_entity *p = bfq_rb_entity(*link);
+
+		parent = *link;
+		if (bfq_vt_before(entity->start, p->min_start))
+			p->min_start = entity->start;
+		if (bfq_vt_before(entity->finish, p->finish))
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	entity->min_start = entity->start;
+	rb_link_node(&entity->rb_node, parent, link);
+	rb_insert_augmented(&entity->rb_node, &st->active, &bfq_min_start_cb);
+	st->nr_active++;
+}
+
+static void bfq_active_erase(struct bfq_service_tree *st,
+			     struct bfq_entity *entity)
+{
+	rb_erase_augmented(&entity->rb_node, &st->active, &bfq_min_start_cb);
+	RB_CLEAR_NODE(&entity->rb_node);
+	st->nr_active--;
 }
 
 /*
- * Record @sectors of service received by @entity. Returns true when the
- * entity has used up its budget for this turn.
+ * The eligible entity (start <= vtime) with the least finish, or NULL.
+ * A left subtree holding an eligible entity holds the answer, since all its
+ * finishes precede the node's; else the node itself, else the right side.
  */
-bool bfq_entity_charge(struct bfq_entity *entity, unsigned int sectors)
+static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
 {
-	entity->service_sectors += sectors;
-	return entity->service_sectors >= entity->budget_sectors;
+	struct rb_node *node = st->active.rb_node;
+
+	while (node) {
+		struct bfq_entity *left = bfq_rb_entity(node->rb_left);
+		struct bfq_entity *entity = bfq_rb_entity(node);
+
+		if (left && !bfq_vt_before(st->vtime, left->min_start))
+			node = node->rb_left;
+		else if (!bfq_vt_before(st->vtime, entity->start))
+			return entity;
+		else
+			node = node->rb_right;
+	}
+	return NULL;
 }
 
-/* The entity whose turn it is, or NULL when nothing is backlogged. */
-struct bfq_entity *bfq_sched_next(struct bfq_sched_data *sd)
+/* ------------------------------------------------------------------ */
+/* The idle tree: by finish, so the expired ones are leftmost          */
+/* ------------------------------------------------------------------ */
+
+static void bfq_idle_insert(struct bfq_service_tree *st,
+			    struct bfq_entity *entity)
 {
-	return list_first_entry_or_null(&sd->active, struct bfq_entity,
-					sched_node);
+	struct rb_node **link = &st->idle.rb_node, *parent = NULL;
+
+	while (*link) {
+		parent = *link;
+		if (bfq_vt_before(entity->finish, bfq_rb_entity(parent)->finish))
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&entity->rb_node, parent, link);
+	rb_insert_color(&entity->rb_node, &st->idle);
+	entity->state = BFQ_E_IDLE;
+}
+
+static void bfq_idle_erase(struct bfq_service_tree *st,
+			   struct bfq_entity *entity)
+{
+	rb_erase(&entity->rb_node, &st->idle);
+	RB_CLEAR_NODE(&entity->rb_node);
+	entity->state = BFQ_E_OUT;
+}
+
+/* Drop idle entities whose finish the virtual time has passed. */
+static void bfq_idle_purge(struct bfq_service_tree *st)
+{
+	struct bfq_entity *entity;
+
+	while ((entity = bfq_rb_entity(rb_first(&st->idle))) &&
+	       !bfq_vt_before(st->vtime, entity->finish))
+		bfq_idle_erase(st, entity);
+}
+
+/* ------------------------------------------------------------------ */
+/* Virtual time                                                         */
+/* ------------------------------------------------------------------ */
+
+/* WF2Q+: V jumps to the least start when nobody is eligible. */
+static void bfq_vtime_catch_up(struct bfq_service_tree *st)
+{
+	struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
+
+	if (root && bfq_vt_before(st->vtime, root->min_start)) {
+		st->vtime = root->min_start;
+		bfq_idle_purge(st);
+	}
+}
+
+/* The tree delivered @sectors of service: V += sectors / wsum. */
+static void bfq_vtime_advance(struct bfq_service_tree *st, u64 sectors)
+{
+	st->vtime += bfq_vt_delta(sectors, st->wsum);
+	bfq_idle_purge(st);
+}
+
+/* Apply a pending weight or class change; only while off every tree. */
+static void bfq_entity_update_prio(struct bfq_entity *entity)
+{
+	entity->weight = entity->new_weight;
+	entity->class_idx = entity->new_class;
+}
+
+/* Stamp a new turn from @start and queue the entity as backlogged. */
+static void bfq_entity_enqueue(struct bfq_sched_data *sd,
+			       struct bfq_entity *entity, u64 start)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+
+	entity->start = start;
+	entity->finish = start + bfq_vt_delta(entity->budget_sectors,
+					       entity->weight);
+	entity->service_sectors = 0;
+	bfq_active_insert(st, entity);
+	entity->state = BFQ_E_ACTIVE;
+	st->wsum += entity->weight;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interface                                                            */
+/* ------------------------------------------------------------------ */
+
+void bfq_sched_init(struct bfq_sched_data *sd)
+{
+	int i;
+
+	memset(sd, 0, sizeof(*sd));
+	for (i = 0; i < BFQ_NR_CLASSES; i++) {
+		sd->st[i].active = RB_ROOT;
+		sd->st[i].idle = RB_ROOT;
+	}
+	sd->idle_class_since = jiffies;
+}
+
+void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
+		     enum bfq_class class_idx)
+{
+	memset(entity, 0, sizeof(*entity));
+	RB_CLEAR_NODE(&entity->rb_node);
+	entity->weight = entity->new_weight = weight;
+	entity->class_idx = entity->new_class = class_idx;
+}
+
+/* New weight and class, effective from the entity's next turn. */
+void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
+			 enum bfq_class class_idx)
+{
+	entity->new_weight = weight;
+	entity->new_class = class_idx;
+	if (entity->state == BFQ_E_OUT)
+		bfq_entity_update_prio(entity);
+}
+
+/* The entity became backlogged (rule 1). No-op if in service or active. */
+void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+	u64 start = st->vtime;
+
+	if (entity->state == BFQ_E_ACTIVE || entity->state == BFQ_E_IN_SERVICE)
+		return;
+	if (entity->state == BFQ_E_IDLE) {
+		if (bfq_vt_before(start, entity->finish))
+			start = entity->finish;
+		bfq_idle_erase(st, entity);
+	}
+	if (entity->class_idx != entity->new_class) {
+		bfq_entity_update_prio(entity);
+		st = bfq_entity_tree(sd, entity);
+		start = st->vtime;
+	}
+	bfq_entity_update_prio(entity);
+	if (entity->class_idx == BFQ_CLASS_IDLE && !st->nr_active &&
+	    sd->in_service != entity)
+		sd->idle_class_since = jiffies;
+	bfq_entity_enqueue(sd, entity, start);
+}
+
+/* A waiting entity stopped being backlogged without being served. */
+void bfq_entity_deactivate(struct bfq_sched_data *sd,
+			   struct bfq_entity *entity)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+
+	if (WARN_ON_ONCE(entity->state != BFQ_E_ACTIVE))
+		return;
+	bfq_active_erase(st, entity);
+	st->wsum -= entity->weight;
+	/* Unserved: its start stands, its finish shrinks to it. */
+	entity->finish = entity->start;
+	if (bfq_vt_before(st->vtime, entity->finish))
+		bfq_idle_insert(st, entity);
+	else
+		entity->state = BFQ_E_OUT;
+}
+
+/* Which class's tree serves next: strict priority, IDLE never starved. */
+static struct bfq_service_tree *bfq_select_tree(struct bfq_sched_data *sd,
+						unsigned long now)
+{
+	struct bfq_service_tree *idle = &sd->st[BFQ_CLASS_IDLE];
+	int i;
+
+	if (idle->nr_active &&
+	    time_after_eq(now, sd->idle_class_since +
+			  msecs_to_jiffies(BFQ_IDLE_CLASS_GRACE_MS)))
+		return idle;
+	for (i = 0; i < BFQ_NR_CLASSES; i++)
+		if (sd->st[i].nr_active)
+			return &sd->st[i];
+	return NULL;
+}
+
+/*
+ * Take the entity to serve next off its tree and put it in service (rule
+ * 3). Returns the entity already in service, if any; NULL if no entity is
+ * backlogged. @now is jiffies.
+ */
+struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
+				    unsigned long now)
+{
+	struct bfq_service_tree *st;
+	struct bfq_entity *entity;
+
+	if (sd->in_service)
+		return sd->in_service;
+	st = bfq_select_tree(sd, now);
+	if (!st)
+		return NULL;
+	bfq_vtime_catch_up(st);
+	entity = bfq_first_eligible(st);
+	if (WARN_ON_ONCE(!entity))
+		return NULL;
+	bfq_active_erase(st, entity);
+	entity->state = BFQ_E_IN_SERVICE;
+	entity->service_sectors = 0;
+	sd->in_service = entity;
+	if (entity->class_idx == BFQ_CLASS_IDLE)
+		sd->idle_class_since = now;
+	return entity;
+}
+
+/*
+ * End the turn of the entity in service (rule 4): charge it
+ * @charge_sectors, advance the virtual time, and requeue it with a new turn
+ * of budget_sectors if @backlogged, else park it on the idle tree.
+ */
+void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
+		       unsigned int charge_sectors, bool backlogged)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+
+	if (WARN_ON_ONCE(sd->in_service != entity))
+		return;
+	sd->in_service = NULL;
+	entity->finish = entity->start +
+			 bfq_vt_delta(charge_sectors, entity->weight);
+	bfq_vtime_advance(st, charge_sectors);
+	st->wsum -= entity->weight;
+	entity->state = BFQ_E_OUT;
+
+	if (backlogged) {
+		u64 start = entity->finish;
+
+		if (entity->class_idx != entity->new_class) {
+			bfq_entity_update_prio(entity);
+			st = bfq_entity_tree(sd, entity);
+			start = st->vtime;
+		}
+		bfq_entity_update_prio(entity);
+		bfq_entity_enqueue(sd, entity, start);
+	} else if (bfq_vt_before(st->vtime, entity->finish)) {
+		bfq_idle_insert(st, entity);
+	}
+}
+
+/* The entity's owner is about to free it: drop it from the idle tree. */
+void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity)
+{
+	if (entity->state == BFQ_E_IDLE)
+		bfq_idle_erase(bfq_entity_tree(sd, entity), entity);
+	WARN_ON_ONCE(entity->state != BFQ_E_OUT);
+}
+
+/* Whether any entity is backlogged or in service. */
+bool bfq_sched_busy(const struct bfq_sched_data *sd)
+{
+	int i;
+
+	if (sd->in_service)
+		return true;
+	for (i = 0; i < BFQ_NR_CLASSES; i++)
+		if (sd->st[i].nr_active)
+			return true;
+	return false;
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST
