@@ -95,7 +95,9 @@ emit() {
 	[ "$1" = PASS ] || fails=$((fails + 1))
 }
 for t in "${tests[@]}"; do
-	r=$(echo "$clean" | awk -v t="$t" '$1 == "VMTEST-RESULT" && $2 == t {print $3; exit}')
+	# Anywhere in a line: a kernel message may have been printed just
+	# before it on the same console line.
+	r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\) .*/\1/p" | head -1)
 	case "$r" in
 	PASS) emit PASS "$t" ;;
 	FAIL) emit FAIL "$t" ;;
@@ -111,6 +113,8 @@ else
 fi
 echo "$clean" | grep -q '^VMTEST-DONE' ||
 	echo "   guest did not finish (qemu status $qrc): see the log's tail"
+total=$(wc -l < "$results")
+echo "vmtest: $((total - fails)) passed, $fails failed"
 log "vm/$KVER: $((end - start)) s wall, $fails failure(s); guest log: $logf"
 if [ $fails -gt 0 ]; then
 	echo "guest log: $logf" >&2

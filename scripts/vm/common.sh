@@ -126,10 +126,10 @@ vm_base_initramfs() {
 	done > "$stage/lib/modules/preload"
 	# Uncompressed: the image is unpacked faster than gzip decompresses
 	# under TCG, and the kernel accepts concatenated cpio archives.
-	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp.$$"
 	rm -rf "$stage"
-	rm -f "$dir"/vm-base-*.cpio
-	mv "$out.tmp" "$out"
+	rm -f "$dir"/vm-base-*.cpio  # older keys
+	mv "$out.tmp.$$" "$out"
 	echo "$out"
 }
 
