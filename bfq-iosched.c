@@ -33,8 +33,11 @@
  *  - bfq_data owns one reference to each async queue, dropped at exit_sched;
  *  - each request bound to a queue (rq->elv.priv[0]) owns one reference,
  *    taken at insert and dropped in finish_request;
- *  - a queue on the service layer always holds queued requests, so it is
- *    alive through them; the service layer owns no reference.
+ *  - bfq_data.in_service_bfqq owns one reference while the queue is in
+ *    service (it may idle there with no request, its process gone);
+ *  - a queue waiting on the service layer holds queued requests and lives
+ *    through them; the idle tree owns no reference: bfq_put_queue() takes
+ *    a freed queue's entity off it.
  *  prepare_request takes a reference on the io context (ioc_find_get_icq);
  *  finish_request drops it, so an icq outlives the requests that name it.
  *
@@ -81,9 +84,21 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
 
-/* State of a request we prepared, kept in rq->elv.priv[1]. */
+/*
+ * State of a request we prepared, kept in rq->elv.priv[1]: two flags, and
+ * above them the sectors it had when dispatched (blk-mq has counted them
+ * down to zero by the time finish_request runs).
+ */
 #define BFQ_RQ_QUEUED		BIT(0)	/* in a queue's sort_list and fifo */
 #define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
+#define BFQ_RQ_SECTORS_SHIFT	2
+
+/* Farther than this from the previous request, a request is a seek. */
+#define BFQ_SEEK_SECTORS	1024
+/* A queue is seeky if more than this many of its last 32 arrivals were. */
+#define BFQ_SEEKY_ARRIVALS	8
+/* The device queues internally if it has held this many requests. */
+#define BFQ_HW_QUEUEING_DEPTH	4
 
 static struct kmem_cache *bfq_queue_cache;
 
@@ -102,6 +117,19 @@ static void rq_state_set(struct request *rq, unsigned long flag, bool on)
 	unsigned long state = rq_state(rq);
 
 	rq->elv.priv[1] = (void *)(on ? state | flag : state & ~flag);
+}
+
+static void rq_mark_dispatched(struct request *rq)
+{
+	unsigned long flags = rq_state(rq) & (BIT(BFQ_RQ_SECTORS_SHIFT) - 1);
+
+	rq->elv.priv[1] = (void *)(flags | BFQ_RQ_IN_DRIVER |
+		((unsigned long)blk_rq_sectors(rq) << BFQ_RQ_SECTORS_SHIFT));
+}
+
+static unsigned int rq_dispatched_sectors(struct request *rq)
+{
+	return rq_state(rq) >> BFQ_RQ_SECTORS_SHIFT;
 }
 
 static struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
@@ -259,12 +287,71 @@ static u64 bfq_fifo_expire_ms(struct bfq_data *bfqd, struct request *rq)
 		READ_ONCE(bfqd->tun.fifo_expire_async_ms);
 }
 
-static unsigned int bfq_turn_budget(struct bfq_data *bfqd)
+/* max_budget, or with max_budget=0 the autotuned value (bfq-budget.c). */
+static unsigned int bfq_max_budget(struct bfq_data *bfqd)
 {
 	u64 max_budget = READ_ONCE(bfqd->tun.max_budget_sectors);
 
-	return max_budget ?: BFQ_DEFAULT_BUDGET_SECTORS;
+	if (max_budget)
+		return max_budget;
+	return bfq_rate_auto_budget(&bfqd->rate,
+				    READ_ONCE(bfqd->tun.timeout_sync_ms)) ?:
+	       BFQ_DEFAULT_BUDGET_SECTORS;
 }
+
+/* Record whether @rq lies far from the queue's previous arrival. */
+static void bfq_update_seek_history(struct bfq_queue *bfqq,
+				    struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+	sector_t dist = pos > bfqq->arrival_end ? pos - bfqq->arrival_end :
+						  bfqq->arrival_end - pos;
+
+	bfqq->seek_history = (bfqq->seek_history << 1) |
+			     (dist > BFQ_SEEK_SECTORS);
+	bfqq->arrival_end = pos + blk_rq_sectors(rq);
+}
+
+static bool bfq_seeky(struct bfq_queue *bfqq)
+{
+	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
+}
+
+/* Busy sync queues by (class, level), for bfq_symmetric(). */
+static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	unsigned int *n;
+
+	if (bfqq->busy || !bfqq->sync)
+		return;
+	bfqq->busy = true;
+	bfqq->busy_class = bfqq->ioprio_class;
+	bfqq->busy_level = bfqq->ioprio_level;
+	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
+	if (!(*n)++)
+		bfqd->busy_kinds++;
+}
+
+static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	unsigned int *n;
+
+	if (!bfqq->busy)
+		return;
+	bfqq->busy = false;
+	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
+	if (!--(*n))
+		bfqd->busy_kinds--;
+}
+
+/* The class order: a lower index preempts a higher one. */
+static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
+{
+	return a->ioprio_class < b->ioprio_class;
+}
+
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why);
+static void bfq_idle_stop(struct bfq_data *bfqd);
 
 static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
@@ -285,11 +372,22 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	rq_state_set(rq, BFQ_RQ_QUEUED, true);
 	bfqq->nr_queued++;
 	bfqd->nr_queued++;
+	bfq_update_seek_history(bfqq, rq);
 
-	if (bfqq->nr_queued == 1 && bfqq != bfqd->in_service_bfqq) {
-		bfqq->entity.budget_sectors = bfq_turn_budget(bfqd);
-		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+	if (bfqq == bfqd->in_service_bfqq) {
+		/* What we idled for has come. */
+		bfq_idle_stop(bfqd);
+		return;
 	}
+	if (bfqq->nr_queued > 1)
+		return;
+	if (!bfqq->entity.budget_sectors || !bfqq->sync)
+		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
+	bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+	bfq_busy_set(bfqd, bfqq);
+	if (bfqd->in_service_bfqq &&
+	    bfq_class_preempts(bfqq, bfqd->in_service_bfqq))
+		bfq_expire(bfqd, BFQ_EXP_PREEMPTED);
 }
 
 /*
@@ -312,8 +410,10 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	bfqq->nr_queued--;
 	bfqd->nr_queued--;
 
-	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq)
+	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
 		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
+		bfq_busy_clear(bfqd, bfqq);
+	}
 }
 
 /*
@@ -366,24 +466,98 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Why the queue in service loses the device. */
-enum bfq_expire_reason {
-	BFQ_EXP_EMPTY,			/* no request left */
-	BFQ_EXP_BUDGET,			/* the next request exceeds the budget */
-	BFQ_EXP_TIMEOUT,		/* turn longer than timeout_sync */
-};
+/*
+ * Whether the active sync queues all have the same class and weight. Then
+ * serving them in any order gives each its share, and idling is needed
+ * only where it helps throughput.
+ */
+static bool bfq_symmetric(struct bfq_data *bfqd)
+{
+	return bfqd->busy_kinds <= 1;
+}
 
-static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason reason)
+/*
+ * Whether to keep the device for the emptied queue in service, awaiting
+ * its next request: always with strict_guarantees; when queues of
+ * different weights or classes compete, because serving another queue now
+ * would give it more than its share; and for a sequential queue on a
+ * device that does not queue internally or seeks (rotational), where the
+ * next request of the same queue is the cheapest one to serve.
+ */
+static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (!READ_ONCE(bfqd->tun.slice_idle_ns) || !bfqq->sync)
+		return false;
+	if (READ_ONCE(bfqd->tun.strict_guarantees) || !bfq_symmetric(bfqd))
+		return true;
+	return !bfq_seeky(bfqq) &&
+	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);
+}
+
+static void bfq_idle_start(struct bfq_data *bfqd)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqd->idling = true;
+	hrtimer_start(&bfqd->idle_timer,
+		      ns_to_ktime(READ_ONCE(bfqd->tun.slice_idle_ns)),
+		      HRTIMER_MODE_REL);
+}
+
+/* Stop idling; a callback already running finds idling false. */
+static void bfq_idle_stop(struct bfq_data *bfqd)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqd->idling)
+		return;
+	bfqd->idling = false;
+	hrtimer_try_to_cancel(&bfqd->idle_timer);
+}
+
+/* slice_idle passed without a new request: give the device away. */
+static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
+{
+	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
+					     idle_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&bfqd->lock, flags);
+	if (bfqd->idling && bfqd->in_service_bfqq &&
+	    !bfqd->in_service_bfqq->nr_queued) {
+		bfqd->idling = false;
+		bfq_expire(bfqd, BFQ_EXP_IDLE_TIMEOUT);
+	}
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+	blk_mq_run_hw_queues(bfqd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+/* End the turn of the queue in service (budget rules: bfq-budget.c). */
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 {
 	struct bfq_queue *bfqq = bfqd->in_service_bfqq;
 	struct bfq_entity *entity = &bfqq->entity;
+	unsigned int max_budget = bfq_max_budget(bfqd);
+	unsigned int served = entity->service_sectors;
+	unsigned int charge;
 
 	lockdep_assert_held(&bfqd->lock);
 
+	bfq_idle_stop(bfqd);
 	bfqd->in_service_bfqq = NULL;
-	entity->budget_sectors = bfq_turn_budget(bfqd);
-	bfq_entity_expire(&bfqd->sched, entity, entity->service_sectors,
-			  bfqq->nr_queued > 0);
+	charge = bfq_turn_charge(max_budget, entity->budget_sectors, served,
+				 why);
+	if (bfqq->sync)
+		entity->budget_sectors = bfq_next_budget(max_budget,
+							 entity->budget_sectors,
+							 served, why);
+	else
+		entity->budget_sectors = max_budget;
+	if (!bfqq->nr_queued)
+		bfq_busy_clear(bfqd, bfqq);
+	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
+	bfq_put_queue(bfqq);
 }
 
 /* The queue in service, selecting one if none is. */
@@ -397,15 +571,34 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	if (!entity)
 		return NULL;
 	bfqd->in_service_bfqq = container_of(entity, struct bfq_queue, entity);
+	bfq_get_queue(bfqd->in_service_bfqq);
 	bfqd->turn_deadline = jiffies +
 		msecs_to_jiffies(READ_ONCE(bfqd->tun.timeout_sync_ms));
 	return bfqd->in_service_bfqq;
 }
 
+/* strict_guarantees: one request at a time in the device. */
+static bool bfq_device_must_drain(struct bfq_data *bfqd)
+{
+	return READ_ONCE(bfqd->tun.strict_guarantees) && bfqd->rq_in_driver;
+}
+
+static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
+{
+	struct bfq_entity *entity = &bfqq->entity;
+
+	return !entity->service_sectors ||
+	       entity->service_sectors + blk_rq_sectors(rq) <=
+	       entity->budget_sectors;
+}
+
 /*
  * The next request of the queue in service, or NULL. A queue keeps the
- * device until it empties, its next request does not fit in the rest of
- * its budget, or its turn lasts longer than timeout_sync.
+ * device until its next request does not fit in the rest of its budget,
+ * its turn lasts longer than timeout_sync, or it is empty and not worth
+ * idling for (bfq_should_idle()). While a queue is idled for, or its
+ * requests still in the device may bring the next one, nothing else is
+ * dispatched.
  */
 static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 {
@@ -414,30 +607,35 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 
 	lockdep_assert_held(&bfqd->lock);
 
+	if (bfq_device_must_drain(bfqd)) {
+		bfqd->kick_on_finish = true;
+		return NULL;
+	}
 	while ((bfqq = bfq_in_service(bfqd))) {
-		struct bfq_entity *entity = &bfqq->entity;
-
 		if (!bfqq->nr_queued) {
-			bfq_expire(bfqd, BFQ_EXP_EMPTY);
-			continue;
+			if (!bfq_should_idle(bfqd, bfqq)) {
+				bfq_expire(bfqd, BFQ_EXP_EMPTY);
+				continue;
+			}
+			if (!bfqq->nr_in_driver && !bfqd->idling)
+				bfq_idle_start(bfqd);
+			return NULL;
 		}
 		if (time_after(jiffies, bfqd->turn_deadline)) {
 			bfq_expire(bfqd, BFQ_EXP_TIMEOUT);
 			continue;
 		}
 		rq = bfq_choose_rq(bfqd, bfqq);
-		if (entity->service_sectors &&
-		    entity->service_sectors + blk_rq_sectors(rq) >
-		    entity->budget_sectors) {
+		if (!bfq_budget_left_for(bfqq, rq)) {
 			bfq_expire(bfqd, BFQ_EXP_BUDGET);
 			continue;
 		}
 		bfq_remove_request(bfqd, rq);
+		bfq_rate_dispatched(&bfqd->rate, ktime_get_ns(),
+				    blk_rq_pos(rq) == bfqq->next_pos,
+				    bfqd->rq_in_driver);
 		bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
-		entity->service_sectors += blk_rq_sectors(rq);
-		/* No idling yet: an emptied queue gives the device away. */
-		if (!bfqq->nr_queued)
-			bfq_expire(bfqd, BFQ_EXP_EMPTY);
+		bfqq->entity.service_sectors += blk_rq_sectors(rq);
 		return rq;
 	}
 	return NULL;
@@ -462,7 +660,9 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		rq->rq_flags |= RQF_STARTED;
 		if (bfq_rq_prepared(rq) && rq_bfqq(rq)) {
 			rq_bfqq(rq)->nr_in_driver++;
-			rq_state_set(rq, BFQ_RQ_IN_DRIVER, true);
+			rq_mark_dispatched(rq);
+			if (++bfqd->rq_in_driver >= BFQ_HW_QUEUEING_DEPTH)
+				bfqd->hw_queueing = true;
 		}
 	}
 	spin_unlock_irq(&bfqd->lock);
@@ -545,6 +745,28 @@ static void bfq_prepare_request(struct request *rq)
 					     task_nice_ioprio(current)));
 }
 
+/*
+ * A dispatched request finished: account it, and if it was the last one
+ * the queue in service waited for, start idling for its next request.
+ */
+static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     struct request *rq)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqq->nr_in_driver--;
+	bfqd->rq_in_driver--;
+	bfq_rate_completed(&bfqd->rate, ktime_get_ns(),
+			   rq_dispatched_sectors(rq), bfqd->rq_in_driver);
+	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
+	    !bfqq->nr_in_driver && !bfqd->idling) {
+		if (bfq_should_idle(bfqd, bfqq))
+			bfq_idle_start(bfqd);
+		else
+			bfqd->kick_on_finish = true;
+	}
+}
+
 /* Called when a request we prepared is freed, possibly in hard irq. */
 static void bfq_finish_request(struct request *rq)
 {
@@ -554,14 +776,21 @@ static void bfq_finish_request(struct request *rq)
 		struct bfq_data *bfqd = bfqq->bfqd;
 		unsigned long flags;
 
+		bool kick;
+
 		spin_lock_irqsave(&bfqd->lock, flags);
 		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
-			bfqq->nr_in_driver--;
+			bfq_rq_completed(bfqd, bfqq, rq);
 		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
 		rq->elv.priv[0] = NULL;
 		rq->elv.priv[1] = NULL;
 		bfq_put_queue(bfqq);
+		kick = bfqd->kick_on_finish && !bfqd->rq_in_driver;
+		if (kick)
+			bfqd->kick_on_finish = false;
 		spin_unlock_irqrestore(&bfqd->lock, flags);
+		if (kick)
+			blk_mq_run_hw_queues(bfqd->queue, true);
 	}
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -580,6 +809,7 @@ static void bfq_requeue_request(struct request *rq)
 	spin_lock_irqsave(&bfqq->bfqd->lock, flags);
 	if (rq_state(rq) & BFQ_RQ_IN_DRIVER) {
 		bfqq->nr_in_driver--;
+		bfqq->bfqd->rq_in_driver--;
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 	}
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
@@ -751,6 +981,8 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	bfqd->queue = q;
 	spin_lock_init(&bfqd->lock);
+	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	bfqd->idle_timer.function = bfq_idle_timer_fn;
 	bfq_sched_init(&bfqd->sched);
 	INIT_LIST_HEAD(&bfqd->dispatch_head);
 	bfq_tunables_init(&bfqd->tun);
@@ -769,7 +1001,10 @@ static void bfq_exit_sched(struct elevator_queue *e)
 	struct bfq_data *bfqd = e->elevator_data;
 	int class, level;
 
+	hrtimer_cancel(&bfqd->idle_timer);
 	spin_lock_irq(&bfqd->lock);
+	if (bfqd->in_service_bfqq)
+		bfq_expire(bfqd, BFQ_EXP_EMPTY);
 	for (class = 0; class < BFQ_NR_CLASSES; class++) {
 		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
 			struct bfq_queue **slot = &bfqd->async_bfqq[class][level];

@@ -95,6 +95,13 @@ struct bfq_queue {
 	unsigned int nr_queued;
 	unsigned int nr_in_driver;
 	sector_t next_pos;		/* end of the last dispatched request */
+	sector_t arrival_end;		/* end of the last arrived request */
+	u32 seek_history;		/* 1 bit per arrival: far from previous */
+
+	/* Counted in bfq_data.busy_sync while backlogged or in service. */
+	bool busy;
+	enum bfq_class busy_class;
+	unsigned short busy_level;
 };
 
 /*
@@ -125,6 +132,25 @@ struct bfq_tunables {
 	u64 fifo_expire_async_ms;
 };
 
+/* Why the queue in service loses the device. */
+enum bfq_expire_reason {
+	BFQ_EXP_EMPTY,			/* no request left, no idling */
+	BFQ_EXP_IDLE_TIMEOUT,		/* idled slice_idle in vain */
+	BFQ_EXP_BUDGET,			/* the next request exceeds the budget */
+	BFQ_EXP_TIMEOUT,		/* turn longer than timeout_sync */
+	BFQ_EXP_PREEMPTED,		/* a higher class became backlogged */
+};
+
+/* Peak-rate estimator state (bfq-budget.c), bfq_data.lock. */
+struct bfq_rate {
+	u64 peak_sectors_per_sec;	/* the estimate; valid if nr_samples */
+	unsigned int nr_samples;	/* accepted windows */
+	bool win_open;
+	u64 win_start_ns, win_last_ns;
+	u64 win_sectors;		/* completed inside the window */
+	unsigned int win_rqs, win_seq_rqs; /* dispatched inside the window */
+};
+
 /* Per device (request queue) scheduler state. */
 struct bfq_data {
 	struct request_queue *queue;
@@ -135,6 +161,16 @@ struct bfq_data {
 	unsigned int sync_write_depth;
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
+	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */
+	bool idling;			/* idle_timer armed for in_service_bfqq */
+	unsigned int rq_in_driver;	/* dispatched, not finished */
+	bool hw_queueing;		/* device seen holding several requests */
+	bool kick_on_finish;		/* dispatch held back for a completion */
+	struct bfq_rate rate;
+	/* Busy sync queues per (class, level) and the number of such pairs
+	 * in use: one pair means the active queues are symmetric. */
+	unsigned int busy_sync[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	unsigned int busy_kinds;
 	struct bfq_sched_data sched;
 	struct list_head dispatch_head;	/* at-head inserts, served first */
 	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
@@ -165,5 +201,16 @@ void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
 void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity);
 bool bfq_sched_busy(const struct bfq_sched_data *sd);
 unsigned int bfq_ioprio_to_weight(unsigned int level);
+
+/* bfq-budget.c: budget feedback and peak rate. bfq_data.lock. */
+unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
+			     unsigned int served, enum bfq_expire_reason why);
+unsigned int bfq_turn_charge(unsigned int max_budget, unsigned int budget,
+			     unsigned int served, enum bfq_expire_reason why);
+void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
+			 unsigned int in_driver);
+void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
+			unsigned int in_driver);
+unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
 
 #endif /* _BFQ_IOSCHED_H */

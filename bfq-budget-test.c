@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of budget feedback, turn charges and the peak-rate
+ * estimator (bfq-budget.c), #included at its end.
+ */
+#include <kunit/test.h>
+
+struct bfq_budget_case {
+	const char *desc;
+	enum bfq_expire_reason why;
+	unsigned int budget, served;
+	unsigned int next, charge;	/* expected, with max_budget 1024 */
+};
+
+static const struct bfq_budget_case bfq_budget_cases[] = {
+	{ "exhausted doubles", BFQ_EXP_BUDGET, 256, 256, 512, 256 },
+	{ "exhausted caps at max", BFQ_EXP_BUDGET, 768, 760, 1024, 760 },
+	{ "empty keeps what was used", BFQ_EXP_EMPTY, 1024, 300, 300, 300 },
+	{ "empty floors at min", BFQ_EXP_EMPTY, 1024, 8, 32, 8 },
+	{ "idle timeout like empty", BFQ_EXP_IDLE_TIMEOUT, 512, 100, 100, 100 },
+	{ "slow timeout charged max", BFQ_EXP_TIMEOUT, 1024, 100, 512, 1024 },
+	{ "timeout past half charged served", BFQ_EXP_TIMEOUT, 1024, 600,
+	  512, 600 },
+	{ "preempted keeps budget", BFQ_EXP_PREEMPTED, 512, 10, 512, 10 },
+};
+
+static void bfq_budget_case_desc(const struct bfq_budget_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(bfq_budget, bfq_budget_cases, bfq_budget_case_desc);
+
+static void bfq_next_budget_table(struct kunit *test)
+{
+	const struct bfq_budget_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, bfq_next_budget(1024, c->budget, c->served,
+					      c->why), c->next);
+	KUNIT_EXPECT_EQ(test, bfq_turn_charge(1024, c->budget, c->served,
+					      c->why), c->charge);
+}
+
+/* Feed @n requests of @sectors, each taking @ns, one at a time. */
+static void bfq_test_feed(struct bfq_rate *r, u64 *now, int n,
+			  unsigned int sectors, u64 ns, bool seq)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bfq_rate_dispatched(r, *now, seq, i ? 1 : 0);
+		*now += ns;
+		/* Back to back: the device empties only after the last. */
+		bfq_rate_completed(r, *now, sectors, i + 1 < n ? 1 : 0);
+	}
+}
+
+/* 64 sequential 256 KiB reads at 1 ms each: 512 sectors/ms. */
+static void bfq_rate_sequential_sample(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 1000;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		bfq_rate_dispatched(&r, now, true, i ? 1 : 0);
+		now += NSEC_PER_MSEC;
+		bfq_rate_completed(&r, now, 512, i < 63 ? 1 : 0);
+	}
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 512000ULL);
+	/* 125 ms at that rate. */
+	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 64000U);
+}
+
+/* Too short, too few, or too seeky windows are not samples. */
+static void bfq_rate_rejects_weak_samples(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+
+	bfq_test_feed(&r, &now, 8, 512, NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	bfq_test_feed(&r, &now, 64, 8, 100 * NSEC_PER_USEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	bfq_test_feed(&r, &now, 64, 512, NSEC_PER_MSEC, false);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 0U);
+}
+
+/*
+ * A device that queues: 32 requests dispatched at once, completing over
+ * 32 ms. The rate is what completed per time, not what was accepted.
+ */
+static void bfq_rate_queueing_device(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		bfq_rate_dispatched(&r, now, true, i);
+	for (i = 0; i < 32; i++) {
+		now += NSEC_PER_MSEC;
+		bfq_rate_completed(&r, now, 256, 31 - i);
+	}
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 256000ULL);
+}
+
+/* The estimate rises halfway to a faster sample, falls 1/8 to a slower. */
+static void bfq_rate_filter(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+
+	bfq_test_feed(&r, &now, 64, 512, NSEC_PER_MSEC, true);
+	KUNIT_ASSERT_EQ(test, r.peak_sectors_per_sec, 512000ULL);
+	bfq_test_feed(&r, &now, 64, 1024, NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 768000ULL);
+	bfq_test_feed(&r, &now, 64, 256, NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 768000ULL - 64000ULL);
+}
+
+/* The autotuned budget stays inside its bounds. */
+static void bfq_rate_auto_budget_bounds(struct kunit *test)
+{
+	struct bfq_rate r = { .nr_samples = 1 };
+
+	r.peak_sectors_per_sec = 100;
+	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125),
+			(unsigned int)BFQ_AUTO_BUDGET_MIN_SECTORS);
+	r.peak_sectors_per_sec = 1ULL << 40;
+	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 10000),
+			(unsigned int)BFQ_AUTO_BUDGET_MAX_SECTORS);
+}
+
+static struct kunit_case bfq_budget_test_cases[] = {
+	KUNIT_CASE_PARAM(bfq_next_budget_table, bfq_budget_gen_params),
+	KUNIT_CASE(bfq_rate_sequential_sample),
+	KUNIT_CASE(bfq_rate_rejects_weak_samples),
+	KUNIT_CASE(bfq_rate_queueing_device),
+	KUNIT_CASE(bfq_rate_filter),
+	KUNIT_CASE(bfq_rate_auto_budget_bounds),
+	{}
+};
+
+static struct kunit_suite bfq_budget_suite = {
+	.name = "bfq_budget",
+	.test_cases = bfq_budget_test_cases,
+};
+kunit_test_suite(bfq_budget_suite);
