@@ -1,0 +1,107 @@
+#!/bin/bash
+# check.sh (make check, and CI through .ci/run): every build, check and test.
+#
+#   deps                   scripts/deps.sh
+#   for KVER in 6.1 6.12:
+#     build/KVER           make KVER=KVER W=1 C=2 (objects removed first so
+#                          that every file is compiled and checked again); FAIL
+#                          on a failed build or any compiler, sparse or
+#                          modpost warning/error
+#     intree/KVER          make intree KVER=KVER: block/bfq.ko built in a
+#                          kernel tree with Debian's config
+#     kunit/KVER/...       make kunit KVER=KVER: one line per KUnit case
+#     vm/KVER/...          make vmtest KVER=KVER: the VM lab's lines
+#   checkpatch/<file>      make checkpatch (6.12's checkpatch.pl), once
+#
+# Every step runs even if an earlier one failed. Each step's output goes to
+# build/check/<step>.log; its PASS:/FAIL: lines (from build/KVER/results/)
+# are printed with the step's time, and a step that fails without saying
+# which case failed adds one FAIL line of its own. The last line of output is
+# "N passed, N failed" over all PASS/FAIL lines; exit status 1 if any failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$BFQ_TOP"
+
+KVERS=${CHECK_KVERS:-6.1 6.12}
+logdir=$BFQ_TOP/build/check
+mkdir -p "$logdir"
+all=$logdir/results.txt
+: > "$all"
+times=()
+
+# step NAME RESULTS_FILE CMD...: run CMD, logging to build/check/NAME.log,
+# then report the PASS/FAIL lines CMD wrote to RESULTS_FILE ("-": CMD's exit
+# status makes the one line "NAME").
+step() {
+	local name=$1 results=$2 start rc lines
+	shift 2
+	local logf=$logdir/${name//\//_}.log
+	[ "$results" != - ] && rm -f "$results"
+	echo "== $name: $*"
+	start=$SECONDS
+	"$@" > "$logf" 2>&1 && rc=0 || rc=$?
+	local took=$((SECONDS - start))
+	if [ "$results" = - ]; then
+		if [ $rc = 0 ]; then lines="PASS: $name"; else lines="FAIL: $name"; fi
+	else
+		lines=$(grep -E '^(PASS|FAIL): ' "$results" 2>/dev/null || true)
+		if [ $rc != 0 ] && ! grep -q '^FAIL: ' <<< "$lines"; then
+			lines+=${lines:+$'\n'}"FAIL: $name (exit status $rc, see ${logf#"$BFQ_TOP"/})"
+		elif [ -z "$lines" ]; then
+			lines="FAIL: $name (no results, see ${logf#"$BFQ_TOP"/})"
+		fi
+	fi
+	echo "$lines" | tee -a "$all"
+	if grep -q '^FAIL: ' <<< "$lines"; then
+		echo "-- last lines of ${logf#"$BFQ_TOP"/}:"
+		tail -n 25 "$logf" | sed 's/^/   | /'
+	fi
+	echo "-- $name took ${took}s"
+	times+=("$(printf '%-16s %5ss' "$name" "$took")")
+}
+
+# The out-of-tree build with W=1 and sparse; any warning fails it.
+build_kver() {
+	local k=$1 out=$BFQ_TOP/build/$1 res=$BFQ_TOP/build/$1/results
+	mkdir -p "$res"
+	rm -f "$out"/*.o "$out"/bfq.ko
+	if ! make KVER="$k" W=1 C=2 2>&1 | tee "$res/build.log"; then
+		echo "FAIL: build/$k" > "$res/build.txt"
+	elif grep -iE 'warning:|error:' "$res/build.log" > "$res/build.warnings"; then
+		echo "== $(wc -l < "$res/build.warnings") warnings:"
+		cat "$res/build.warnings"
+		echo "FAIL: build/$k" > "$res/build.txt"
+	else
+		echo "PASS: build/$k" > "$res/build.txt"
+	fi
+}
+
+vmtest_kver() {
+	if [ ! -x "$BFQ_TOP/scripts/vmtest.sh" ]; then
+		echo "scripts/vmtest.sh does not exist yet"
+		mkdir -p "$BFQ_TOP/build/$1/results"
+		echo "FAIL: vm/$1 (scripts/vmtest.sh missing)" > "$BFQ_TOP/build/$1/results/vmtest.txt"
+		return 1
+	fi
+	make KVER="$1" vmtest
+}
+
+total_start=$SECONDS
+step deps - scripts/deps.sh
+for k in $KVERS; do
+	step "build/$k" "build/$k/results/build.txt" build_kver "$k"
+	step "intree/$k" "build/$k/results/intree.txt" make KVER="$k" intree
+done
+step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
+for k in $KVERS; do
+	step "kunit/$k" "build/$k/results/kunit.txt" make KVER="$k" kunit
+	step "vm/$k" "build/$k/results/vmtest.txt" vmtest_kver "$k"
+done
+
+echo "== times"
+printf '   %s\n' "${times[@]}"
+printf '   %-16s %5ss\n' total $((SECONDS - total_start))
+passed=$(grep -c '^PASS: ' "$all")
+failed=$(grep -c '^FAIL: ' "$all")
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
