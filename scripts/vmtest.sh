@@ -100,7 +100,9 @@ for t in "${tests[@]}"; do
 	r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\) .*/\1/p" | head -1)
 	case "$r" in
 	PASS) emit PASS "$t" ;;
-	FAIL) emit FAIL "$t" ;;
+	FAIL) emit FAIL "$t"
+	      echo "$clean" | grep -F "[$t] " | grep -E 'not ok|killed after' |
+		      head -10 | sed 's/^/   /' ;;
 	*)    emit FAIL "$t"; echo "   ($t never reported: guest crashed or timed out)" ;;
 	esac
 done
