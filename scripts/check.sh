@@ -3,6 +3,7 @@
 #
 #   deps                   scripts/deps.sh
 #   for KVER in 6.1 6.12:
+#     fetch/KVER           scripts/fetch-kernel.sh (a no-op when cached)
 #     build/KVER           make KVER=KVER W=1 C=2 (objects removed first so
 #                          that every file is compiled and checked again); FAIL
 #                          on a failed build or any compiler, sparse or
@@ -89,6 +90,8 @@ vmtest_kver() {
 total_start=$SECONDS
 step deps - scripts/deps.sh
 for k in $KVERS; do
+	# Its own step only to time it: the cold download and unpack.
+	step "fetch/$k" - make KVER="$k" fetch
 	step "build/$k" "build/$k/results/build.txt" build_kver "$k"
 	step "intree/$k" "build/$k/results/intree.txt" make KVER="$k" intree
 done
