@@ -44,6 +44,8 @@ cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 # Three runs of $secs seconds, the boot and the module loads.
 tmo=$((3 * secs + 120))
+DEMO_HOST_LOAD=$(cut -d' ' -f1 /proc/loadavg)
+export DEMO_HOST_LOAD
 log "booting $KVER: ours, stock bfq and mq-deadline, ${secs}s each (log: $logf)"
 set +e
 vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((tmo + 60)) \

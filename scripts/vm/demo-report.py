@@ -3,6 +3,7 @@
 (scripts/vm/demo-guest.sh), print the scheduler x reader bandwidth table and
 write OUTDIR/results.txt, OUTDIR/results.json and OUTDIR/bandwidth.png."""
 import json
+import os
 import re
 import sys
 
@@ -64,6 +65,13 @@ def main():
                 if len(f) >= 2 and f[0].isdigit():
                     pts.append((int(f[0]) / 1000.0, int(f[1]) / 1024.0))
             series[r] = pts
+        # fio logs a 500 ms window only when the reader completed I/O in
+        # it: a missing window is a starved one, plotted as 0.
+        end = max([p[0] for r in READERS for p in series[r]] or [0])
+        for r in READERS:
+            have = {round(t * 2): v for t, v in series[r]}
+            series[r] = [(k / 2.0, have.get(k, 0.0))
+                         for k in range(1, round(end * 2) + 1)]
         res[label] = {"bw_MiBps": bw, "series": series}
 
     if not res:
@@ -79,6 +87,11 @@ def main():
         hi, lo = bw.get("prio0", 0.0), bw.get("prio7", 0.0)
         ratio = "%.2f" % (hi / lo) if lo > 0 else "inf"
         rows.append("%-14s %12.2f %12.2f %8s" % (TITLES[label], hi, lo, ratio))
+    load = os.environ.get("DEMO_HOST_LOAD")
+    if load:
+        rows.append("(host load average before the boot: %s on %d cores; under"
+                    " TCG the guest's timing depends on it)"
+                    % (load, os.cpu_count()))
     table = "\n".join(rows)
     print(table)
     with open(f"{outdir}/results.txt", "w") as f:
