@@ -25,6 +25,8 @@ endif
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
 bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o
+# bfq-trace.h is found by define_trace.h through the include path.
+CFLAGS_bfq-iosched.o += -I$(src)
 
 else
 

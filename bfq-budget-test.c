@@ -19,8 +19,10 @@ static const struct bfq_budget_case bfq_budget_cases[] = {
 	{ "empty floors at min", BFQ_EXP_EMPTY, 1024, 8, 32, 8 },
 	{ "idle timeout like empty", BFQ_EXP_IDLE_TIMEOUT, 512, 100, 100, 100 },
 	{ "slow timeout charged max", BFQ_EXP_TIMEOUT, 1024, 100, 512, 1024 },
-	{ "timeout past half charged served", BFQ_EXP_TIMEOUT, 1024, 600,
-	  512, 600 },
+	{ "timeout past half charged max", BFQ_EXP_TIMEOUT, 1024, 600,
+	  512, 1024 },
+	{ "timeout beyond max charged served", BFQ_EXP_TIMEOUT, 2048, 1500,
+	  1024, 1500 },
 	{ "preempted keeps budget", BFQ_EXP_PREEMPTED, 512, 10, 512, 10 },
 };
 
@@ -36,72 +38,90 @@ static void bfq_next_budget_table(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, bfq_next_budget(1024, c->budget, c->served,
 					      c->why), c->next);
-	KUNIT_EXPECT_EQ(test, bfq_turn_charge(1024, c->budget, c->served,
-					      c->why), c->charge);
+	KUNIT_EXPECT_EQ(test, bfq_turn_charge(1024, c->served, c->why),
+			c->charge);
+	/* With max_budget still a guess, a timeout charges what it moved. */
+	KUNIT_EXPECT_EQ(test, bfq_turn_charge(0, c->served, c->why),
+			c->served);
 }
 
-/* Feed @n requests of @sectors, each taking @ns, one at a time. */
+/*
+ * Feed @n requests of @sectors, one at a time: each keeps the device busy
+ * @ns, then the device sits empty for as long (a process thinking).
+ */
 static void bfq_test_feed(struct bfq_rate *r, u64 *now, int n,
 			  unsigned int sectors, u64 ns, bool seq)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		bfq_rate_dispatched(r, *now, seq, i ? 1 : 0);
+		bfq_rate_dispatched(r, *now, seq, 0);
 		*now += ns;
-		/* Back to back: the device empties only after the last. */
-		bfq_rate_completed(r, *now, sectors, i + 1 < n ? 1 : 0);
+		bfq_rate_completed(r, *now, sectors, 0);
+		*now += ns;
 	}
 }
 
-/* 64 sequential 256 KiB reads at 1 ms each: 512 sectors/ms. */
+/*
+ * Sequential 256 KiB reads, 1 ms each, 1 ms apart: 512 sectors per busy
+ * ms. The idle gaps do not dilute the rate; 100 ms of busy time close the
+ * window.
+ */
 static void bfq_rate_sequential_sample(struct kunit *test)
 {
 	struct bfq_rate r = {};
 	u64 now = 1000;
-	int i;
 
-	for (i = 0; i < 64; i++) {
-		bfq_rate_dispatched(&r, now, true, i ? 1 : 0);
-		now += NSEC_PER_MSEC;
-		bfq_rate_completed(&r, now, 512, i < 63 ? 1 : 0);
-	}
+	bfq_test_feed(&r, &now, 99, 512, NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	bfq_test_feed(&r, &now, 1, 512, NSEC_PER_MSEC, true);
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
 	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 512000ULL);
 	/* 125 ms at that rate. */
 	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 64000U);
 }
 
-/* Too short, too few, or too seeky windows are not samples. */
+/* Too few requests, too little busy time, or seeky: not a sample. */
 static void bfq_rate_rejects_weak_samples(struct kunit *test)
-{
-	struct bfq_rate r = {};
-	u64 now = 0;
-
-	bfq_test_feed(&r, &now, 8, 512, NSEC_PER_MSEC, true);
-	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
-	bfq_test_feed(&r, &now, 64, 8, 100 * NSEC_PER_USEC, true);
-	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
-	bfq_test_feed(&r, &now, 64, 512, NSEC_PER_MSEC, false);
-	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
-	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 0U);
-}
-
-/*
- * A device that queues: 32 requests dispatched at once, completing over
- * 32 ms. The rate is what completed per time, not what was accepted.
- */
-static void bfq_rate_queueing_device(struct kunit *test)
 {
 	struct bfq_rate r = {};
 	u64 now = 0;
 	int i;
 
-	for (i = 0; i < 32; i++)
-		bfq_rate_dispatched(&r, now, true, i);
-	for (i = 0; i < 32; i++) {
-		now += NSEC_PER_MSEC;
-		bfq_rate_completed(&r, now, 256, 31 - i);
+	bfq_test_feed(&r, &now, 7, 512, 15 * NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_FALSE(test, r.win_open);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	for (i = 0; i < 40; i++) {
+		bfq_rate_dispatched(&r, now, true, 0);
+		bfq_rate_completed(&r, now + 100 * NSEC_PER_USEC, 8, 0);
+		now += 26 * NSEC_PER_MSEC;
+	}
+	KUNIT_EXPECT_FALSE(test, r.win_open);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	bfq_test_feed(&r, &now, 128, 512, NSEC_PER_MSEC, false);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 0U);
+}
+
+/*
+ * A device that queues: rounds of 32 requests dispatched at once, one
+ * completing per ms. The rate is what completed per busy time, not what
+ * the device accepted.
+ */
+static void bfq_rate_queueing_device(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+	int round, i;
+
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < 32; i++)
+			bfq_rate_dispatched(&r, now, true, i);
+		for (i = 0; i < 32; i++) {
+			now += NSEC_PER_MSEC;
+			bfq_rate_completed(&r, now, 256, 31 - i);
+		}
+		now += 5 * NSEC_PER_MSEC;
 	}
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
 	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 256000ULL);
@@ -113,11 +133,11 @@ static void bfq_rate_filter(struct kunit *test)
 	struct bfq_rate r = {};
 	u64 now = 0;
 
-	bfq_test_feed(&r, &now, 64, 512, NSEC_PER_MSEC, true);
+	bfq_test_feed(&r, &now, 100, 512, NSEC_PER_MSEC, true);
 	KUNIT_ASSERT_EQ(test, r.peak_sectors_per_sec, 512000ULL);
-	bfq_test_feed(&r, &now, 64, 1024, NSEC_PER_MSEC, true);
+	bfq_test_feed(&r, &now, 100, 1024, NSEC_PER_MSEC, true);
 	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 768000ULL);
-	bfq_test_feed(&r, &now, 64, 256, NSEC_PER_MSEC, true);
+	bfq_test_feed(&r, &now, 100, 256, NSEC_PER_MSEC, true);
 	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 768000ULL - 64000ULL);
 }
 

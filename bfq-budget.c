@@ -11,20 +11,23 @@
  *    (at least the minimum), so it does not hold a large share it cannot
  *    use. A queue whose turn timed out keeps half its budget; one preempted
  *    by a higher class keeps its budget.
- * 2. Charge. A turn is charged the service received, except that a queue
- *    whose turn timed out before it used half its budget is charged a full
- *    max_budget: a seeky queue pays for the device time it took, not for
- *    the few sectors it moved, so it cannot lower everybody's throughput.
+ * 2. Charge. A turn is charged the service received, except that a turn
+ *    that timed out is charged at least a full max_budget: a queue too slow
+ *    for its budget (seeky, or thinking between requests) pays for the
+ *    device time it held, not for the few sectors it moved, so it cannot
+ *    lower everybody's throughput, and every timed-out turn costs the
+ *    same, whatever the sectors happened to be.
  * 3. Autotune. With max_budget=0, max_budget is what the device transfers
- *    in timeout_sync at its estimated peak rate. The rate is sampled over
- *    windows that open when a request is dispatched to an empty device and
- *    close when the device empties again or after BFQ_RATE_WINDOW_MAX_NS;
+ *    in timeout_sync at its estimated peak rate: sectors completed divided
+ *    by the time the device held at least one request. Time the device
+ *    sits empty (a process thinking between requests) is left out, and
  *    sectors are counted at completion, so a device that queues requests
- *    internally is measured by what it finishes, not by what it accepts. A
- *    window counts only if it lasted BFQ_RATE_MIN_WINDOW_NS, held
- *    BFQ_RATE_MIN_RQS requests and was mostly sequential; short or seeky
- *    windows say little about the peak. Accepted samples move the estimate
- *    halfway up, or an eighth of the way down.
+ *    internally is measured by what it finishes, not by what it accepts.
+ *    A window of samples closes after BFQ_RATE_WINDOW_BUSY_NS of busy time
+ *    or BFQ_RATE_WINDOW_MAX_NS of wall time, and counts only if it held
+ *    BFQ_RATE_MIN_BUSY_NS of busy time, BFQ_RATE_MIN_RQS requests and was
+ *    mostly sequential; short or seeky windows say little about the peak.
+ *    Accepted samples move the estimate halfway up, or 1/8 of the way down.
  *
  * Locking: callers hold bfq_data.lock.
  */
@@ -39,8 +42,9 @@
 #define BFQ_AUTO_BUDGET_MIN_SECTORS	512
 #define BFQ_AUTO_BUDGET_MAX_SECTORS	(1 << 21)
 
-#define BFQ_RATE_MIN_WINDOW_NS		(20 * NSEC_PER_MSEC)
+#define BFQ_RATE_WINDOW_BUSY_NS		(100 * NSEC_PER_MSEC)
 #define BFQ_RATE_WINDOW_MAX_NS		(1000 * NSEC_PER_MSEC)
+#define BFQ_RATE_MIN_BUSY_NS		(20 * NSEC_PER_MSEC)
 #define BFQ_RATE_MIN_RQS		32
 /* A window is sequential if at least 3/4 of its requests were. */
 #define BFQ_RATE_SEQ_NUM		3
@@ -73,25 +77,29 @@ unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
 	return clamp(budget, min_budget, max_budget);
 }
 
-/* Rule 2: the service a finished turn is charged. */
-unsigned int bfq_turn_charge(unsigned int max_budget, unsigned int budget,
-			     unsigned int served, enum bfq_expire_reason why)
+/*
+ * Rule 2: the service a finished turn is charged. @timeout_charge is
+ * max_budget, or 0 while max_budget is only a guess (autotuning without a
+ * rate sample yet): a guess must not turn into a charge.
+ */
+unsigned int bfq_turn_charge(unsigned int timeout_charge, unsigned int served,
+			     enum bfq_expire_reason why)
 {
-	if (why == BFQ_EXP_TIMEOUT && served < budget / 2)
-		return max(served, max_budget);
+	if (why == BFQ_EXP_TIMEOUT)
+		return max(served, timeout_charge);
 	return served;
 }
 
 static void bfq_rate_close(struct bfq_rate *r)
 {
-	u64 elapsed = r->win_last_ns - r->win_start_ns;
 	u64 sample;
 
 	r->win_open = false;
-	if (elapsed < BFQ_RATE_MIN_WINDOW_NS || r->win_rqs < BFQ_RATE_MIN_RQS ||
+	if (r->win_busy_ns < BFQ_RATE_MIN_BUSY_NS ||
+	    r->win_rqs < BFQ_RATE_MIN_RQS ||
 	    r->win_seq_rqs * BFQ_RATE_SEQ_DEN < r->win_rqs * BFQ_RATE_SEQ_NUM)
 		return;
-	sample = div64_u64(r->win_sectors * NSEC_PER_SEC, elapsed);
+	sample = div64_u64(r->win_sectors * NSEC_PER_SEC, r->win_busy_ns);
 	if (!r->nr_samples++)
 		r->peak_sectors_per_sec = sample;
 	else if (sample > r->peak_sectors_per_sec)
@@ -101,20 +109,22 @@ static void bfq_rate_close(struct bfq_rate *r)
 }
 
 /*
- * A request of @sectors left for the device at @now_ns, with @in_driver
- * requests already there; @seq: it continues its queue's last position.
+ * A request left for the device at @now_ns, which held @in_driver requests
+ * before it; @seq: it continues its queue's last position.
  */
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 			 unsigned int in_driver)
 {
 	if (!r->win_open) {
-		if (in_driver)
-			return;
 		r->win_open = true;
-		r->win_start_ns = r->win_last_ns = now_ns;
+		r->win_start_ns = now_ns;
+		r->win_busy_ns = 0;
 		r->win_sectors = 0;
 		r->win_rqs = 0;
 		r->win_seq_rqs = 0;
+		r->busy_since_ns = now_ns;
+	} else if (!in_driver) {
+		r->busy_since_ns = now_ns;
 	}
 	r->win_rqs++;
 	if (seq)
@@ -125,12 +135,21 @@ void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
 			unsigned int in_driver)
 {
+	u64 busy;
+
 	if (!r->win_open)
 		return;
 	r->win_sectors += sectors;
-	r->win_last_ns = now_ns;
-	if (!in_driver || now_ns - r->win_start_ns >= BFQ_RATE_WINDOW_MAX_NS)
+	busy = r->win_busy_ns + now_ns - r->busy_since_ns;
+	if (!in_driver) {
+		r->win_busy_ns = busy;
+		r->busy_since_ns = now_ns;
+	}
+	if (busy >= BFQ_RATE_WINDOW_BUSY_NS ||
+	    now_ns - r->win_start_ns >= BFQ_RATE_WINDOW_MAX_NS) {
+		r->win_busy_ns = busy;
 		bfq_rate_close(r);
+	}
 }
 
 /* Rule 3: max_budget for max_budget=0, or 0 while the rate is unknown. */

@@ -51,6 +51,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/blktrace_api.h>
 #include <trace/events/block.h>
 
 #include "blk.h"
@@ -60,6 +61,9 @@
 
 #include "bfq-compat.h"
 #include "bfq-iosched.h"
+
+#define CREATE_TRACE_POINTS
+#include "bfq-trace.h"
 
 /*
  * Default values of the tunables, as documented for the stock module so
@@ -97,6 +101,8 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_SEEK_SECTORS	1024
 /* A queue is seeky if more than this many of its last 32 arrivals were. */
 #define BFQ_SEEKY_ARRIVALS	8
+/* A queue idled out and back within this many slices keeps its place. */
+#define BFQ_REJOIN_SLICES	4
 /* The device queues internally if it has held this many requests. */
 #define BFQ_HW_QUEUEING_DEPTH	4
 
@@ -135,6 +141,42 @@ static unsigned int rq_dispatched_sectors(struct request *rq)
 static struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 {
 	return icq ? container_of(icq, struct bfq_io_cq, icq) : NULL;
+}
+
+static dev_t bfq_dev(struct bfq_data *bfqd)
+{
+	return bfqd->queue->disk ? disk_devt(bfqd->queue->disk) : 0;
+}
+
+/*
+ * Each decision goes to the bfq tracepoints and, while blktrace runs on
+ * the device, into its stream as a message, where blkparse shows it among
+ * the I/O events.
+ */
+#define bfq_log(bfqd, bfqq, fmt, ...)						blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt, (bfqq)->pid,				  (bfqq)->sync ? 'S' : 'A', ##__VA_ARGS__)
+
+static const char *const bfq_expire_names[] = {
+	[BFQ_EXP_EMPTY]		= "empty",
+	[BFQ_EXP_IDLE_TIMEOUT]	= "idle_timeout",
+	[BFQ_EXP_BUDGET]	= "budget_exhausted",
+	[BFQ_EXP_TIMEOUT]	= "budget_timeout",
+	[BFQ_EXP_PREEMPTED]	= "preempted",
+};
+
+static void bfq_note_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   bool selected)
+{
+	const struct bfq_entity *e = &bfqq->entity;
+
+	if (selected)
+		trace_bfq_select(bfq_dev(bfqd), bfqq->pid, bfqq->sync,
+				 e->class_idx, e->weight, e->budget_sectors);
+	else
+		trace_bfq_activate(bfq_dev(bfqd), bfqq->pid, bfqq->sync,
+				   e->class_idx, e->weight, e->budget_sectors);
+	bfq_log(bfqd, bfqq, "%s class=%u weight=%u budget=%u",
+		selected ? "select" : "activate", e->class_idx, e->weight,
+		e->budget_sectors);
 }
 
 /* ------------------------------------------------------------------ */
@@ -344,6 +386,22 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		bfqd->busy_kinds--;
 }
 
+/*
+ * Whether a queue that lost the device to an idle timeout is back soon
+ * enough, within BFQ_REJOIN_SLICES idle slices of it, that it was only
+ * thinking longer than the device idled (scheduling jitter, a page fault):
+ * then it keeps its place in the service order (bfq_entity_rejoin()) and
+ * its share survives the jitter.
+ */
+static bool bfq_absence_was_short(struct bfq_data *bfqd,
+				  struct bfq_queue *bfqq)
+{
+	u64 window = READ_ONCE(bfqd->tun.slice_idle_ns) * BFQ_REJOIN_SLICES;
+
+	return bfqq->idle_expired_ns &&
+	       ktime_get_ns() - bfqq->idle_expired_ns <= window;
+}
+
 /* The class order: a lower index preempts a higher one. */
 static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
 {
@@ -383,8 +441,13 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
-	bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+	if (bfq_absence_was_short(bfqd, bfqq))
+		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
+	else
+		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+	bfqq->idle_expired_ns = 0;
 	bfq_busy_set(bfqd, bfqq);
+	bfq_note_queue(bfqd, bfqq, false);
 	if (bfqd->in_service_bfqq &&
 	    bfq_class_preempts(bfqq, bfqd->in_service_bfqq))
 		bfq_expire(bfqd, BFQ_EXP_PREEMPTED);
@@ -496,12 +559,16 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 static void bfq_idle_start(struct bfq_data *bfqd)
 {
+	u64 slice_ns = READ_ONCE(bfqd->tun.slice_idle_ns);
+
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqd->idling = true;
-	hrtimer_start(&bfqd->idle_timer,
-		      ns_to_ktime(READ_ONCE(bfqd->tun.slice_idle_ns)),
+	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(slice_ns),
 		      HRTIMER_MODE_REL);
+	trace_bfq_idle_start(bfq_dev(bfqd), bfqd->in_service_bfqq->pid,
+			     slice_ns);
+	bfq_log(bfqd, bfqd->in_service_bfqq, "idle start %lluns", slice_ns);
 }
 
 /* Stop idling; a callback already running finds idling false. */
@@ -513,6 +580,8 @@ static void bfq_idle_stop(struct bfq_data *bfqd)
 		return;
 	bfqd->idling = false;
 	hrtimer_try_to_cancel(&bfqd->idle_timer);
+	trace_bfq_idle_stop(bfq_dev(bfqd), bfqd->in_service_bfqq->pid, 0);
+	bfq_log(bfqd, bfqd->in_service_bfqq, "idle stop");
 }
 
 /* slice_idle passed without a new request: give the device away. */
@@ -524,13 +593,20 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 
 	spin_lock_irqsave(&bfqd->lock, flags);
 	if (bfqd->idling && bfqd->in_service_bfqq &&
-	    !bfqd->in_service_bfqq->nr_queued) {
-		bfqd->idling = false;
+	    !bfqd->in_service_bfqq->nr_queued)
 		bfq_expire(bfqd, BFQ_EXP_IDLE_TIMEOUT);
-	}
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	blk_mq_run_hw_queues(bfqd->queue, true);
 	return HRTIMER_NORESTART;
+}
+
+/* What a timed-out turn costs: max_budget, unless that is still a guess. */
+static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
+				       unsigned int max_budget)
+{
+	if (READ_ONCE(bfqd->tun.max_budget_sectors) || bfqd->rate.nr_samples)
+		return max_budget;
+	return 0;
 }
 
 /* End the turn of the queue in service (budget rules: bfq-budget.c). */
@@ -546,14 +622,20 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 
 	bfq_idle_stop(bfqd);
 	bfqd->in_service_bfqq = NULL;
-	charge = bfq_turn_charge(max_budget, entity->budget_sectors, served,
+	charge = bfq_turn_charge(bfq_timeout_charge(bfqd, max_budget), served,
 				 why);
+	if (why == BFQ_EXP_IDLE_TIMEOUT)
+		bfqq->idle_expired_ns = ktime_get_ns();
 	if (bfqq->sync)
 		entity->budget_sectors = bfq_next_budget(max_budget,
 							 entity->budget_sectors,
 							 served, why);
 	else
 		entity->budget_sectors = max_budget;
+	trace_bfq_expire(bfq_dev(bfqd), bfqq->pid, why, served, charge,
+			 entity->budget_sectors);
+	bfq_log(bfqd, bfqq, "expire %s served=%u charge=%u next_budget=%u",
+		bfq_expire_names[why], served, charge, entity->budget_sectors);
 	if (!bfqq->nr_queued)
 		bfq_busy_clear(bfqd, bfqq);
 	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
@@ -574,6 +656,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	bfq_get_queue(bfqd->in_service_bfqq);
 	bfqd->turn_deadline = jiffies +
 		msecs_to_jiffies(READ_ONCE(bfqd->tun.timeout_sync_ms));
+	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
 }
 
@@ -636,6 +719,10 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 				    bfqd->rq_in_driver);
 		bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
+		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+				   blk_rq_sectors(rq),
+				   bfqq->entity.service_sectors,
+				   bfqq->entity.budget_sectors);
 		return rq;
 	}
 	return NULL;

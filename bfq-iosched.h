@@ -98,6 +98,8 @@ struct bfq_queue {
 	sector_t arrival_end;		/* end of the last arrived request */
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
 
+	u64 idle_expired_ns;		/* when idling for it last timed out */
+
 	/* Counted in bfq_data.busy_sync while backlogged or in service. */
 	bool busy;
 	enum bfq_class busy_class;
@@ -146,7 +148,9 @@ struct bfq_rate {
 	u64 peak_sectors_per_sec;	/* the estimate; valid if nr_samples */
 	unsigned int nr_samples;	/* accepted windows */
 	bool win_open;
-	u64 win_start_ns, win_last_ns;
+	u64 win_start_ns;
+	u64 win_busy_ns;		/* device held requests, this window */
+	u64 busy_since_ns;		/* start of the current busy period */
 	u64 win_sectors;		/* completed inside the window */
 	unsigned int win_rqs, win_seq_rqs; /* dispatched inside the window */
 };
@@ -192,6 +196,7 @@ void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
 void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 			 enum bfq_class class_idx);
 void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity);
+void bfq_entity_rejoin(struct bfq_sched_data *sd, struct bfq_entity *entity);
 void bfq_entity_deactivate(struct bfq_sched_data *sd,
 			   struct bfq_entity *entity);
 struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
@@ -205,8 +210,8 @@ unsigned int bfq_ioprio_to_weight(unsigned int level);
 /* bfq-budget.c: budget feedback and peak rate. bfq_data.lock. */
 unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
-unsigned int bfq_turn_charge(unsigned int max_budget, unsigned int budget,
-			     unsigned int served, enum bfq_expire_reason why);
+unsigned int bfq_turn_charge(unsigned int timeout_charge, unsigned int served,
+			     enum bfq_expire_reason why);
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 			 unsigned int in_driver);
 void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,

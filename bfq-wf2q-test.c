@@ -276,6 +276,38 @@ static void bfq_entity_idle_purged(struct kunit *test)
 	bfq_entity_forget(&sd, &e[0]);
 }
 
+/*
+ * An entity that rejoins keeps its place even after the virtual time
+ * passed its finish; a plain activation would start it at the virtual time.
+ */
+static void bfq_entity_rejoin_keeps_place(struct kunit *test)
+{
+	static const unsigned int w[] = { 10, 10 };
+	struct bfq_entity e[2];
+	struct bfq_sched_data sd;
+	u64 finish;
+	int step;
+
+	bfq_sched_init(&sd);
+	bfq_test_entities(e, 2, w, 100);
+	bfq_entity_activate(&sd, &e[0]);
+	bfq_entity_activate(&sd, &e[1]);
+	bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100, false);
+	finish = e[0].finish;
+	for (step = 0; step < 3; step++)
+		bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100,
+				  true);
+	KUNIT_ASSERT_TRUE(test, bfq_vt_before(finish,
+					      sd.st[BFQ_CLASS_BE].vtime));
+	bfq_entity_rejoin(&sd, &e[0]);
+	KUNIT_EXPECT_EQ(test, e[0].start, finish);
+	/* Owed service: it is served before entity 1 again. */
+	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
+	bfq_entity_expire(&sd, &e[0], 100, false);
+	bfq_entity_activate(&sd, &e[0]);
+	KUNIT_EXPECT_EQ(test, e[0].start, sd.st[BFQ_CLASS_BE].vtime);
+}
+
 static void bfq_sched_select_class_priority(struct kunit *test)
 {
 	struct bfq_entity rt, be;
@@ -344,6 +376,7 @@ static struct kunit_case bfq_wf2q_cases[] = {
 	KUNIT_CASE(bfq_sched_vtime_wraps),
 	KUNIT_CASE(bfq_entity_activate_keeps_finish),
 	KUNIT_CASE(bfq_entity_idle_purged),
+	KUNIT_CASE(bfq_entity_rejoin_keeps_place),
 	KUNIT_CASE(bfq_sched_select_class_priority),
 	KUNIT_CASE(bfq_sched_select_idle_class_not_starved),
 	KUNIT_CASE(bfq_entity_set_prio_next_turn),

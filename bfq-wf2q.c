@@ -263,19 +263,19 @@ void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 		bfq_entity_update_prio(entity);
 }
 
-/* The entity became backlogged (rule 1). No-op if in service or active. */
-void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
+static void __bfq_entity_activate(struct bfq_sched_data *sd,
+				  struct bfq_entity *entity, bool keep_place)
 {
 	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
 	u64 start = st->vtime;
 
 	if (entity->state == BFQ_E_ACTIVE || entity->state == BFQ_E_IN_SERVICE)
 		return;
-	if (entity->state == BFQ_E_IDLE) {
-		if (bfq_vt_before(start, entity->finish))
-			start = entity->finish;
+	if (keep_place || (entity->state == BFQ_E_IDLE &&
+			   bfq_vt_before(start, entity->finish)))
+		start = entity->finish;
+	if (entity->state == BFQ_E_IDLE)
 		bfq_idle_erase(st, entity);
-	}
 	if (entity->class_idx != entity->new_class) {
 		bfq_entity_update_prio(entity);
 		st = bfq_entity_tree(sd, entity);
@@ -286,6 +286,25 @@ void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
 	    sd->in_service != entity)
 		sd->idle_class_since = jiffies;
 	bfq_entity_enqueue(sd, entity, start);
+}
+
+/* The entity became backlogged (rule 1). No-op if in service or active. */
+void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
+{
+	__bfq_entity_activate(sd, entity, false);
+}
+
+/*
+ * Like bfq_entity_activate(), for an entity whose owner judges its last
+ * absence accidental (a process that thought a little longer than the
+ * device idled for it): it starts from its previous finish even if the
+ * virtual time has passed it, so it keeps its place instead of losing the
+ * service it was owed. The entity must have been served before.
+ */
+void bfq_entity_rejoin(struct bfq_sched_data *sd, struct bfq_entity *entity)
+{
+	__bfq_entity_activate(sd, entity,
+			      entity->class_idx == entity->new_class);
 }
 
 /* A waiting entity stopped being backlogged without being served. */
