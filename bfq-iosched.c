@@ -56,6 +56,7 @@
 
 #include "blk.h"
 #include "blk-mq.h"
+#include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
 #include "elevator.h"
 
@@ -1244,6 +1245,94 @@ static struct elv_fs_entry bfq_attrs[] = {
 };
 
 /* ------------------------------------------------------------------ */
+/* debugfs: /sys/kernel/debug/block/<dev>/sched/                       */
+/* ------------------------------------------------------------------ */
+
+#ifdef CONFIG_BLK_DEBUG_FS
+static const char *const bfq_class_names[] = { "RT", "BE", "IDLE" };
+
+static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
+			   const char *state)
+{
+	const struct bfq_entity *e = &bfqq->entity;
+
+	seq_printf(m, "bfq%d%c %s class=%s weight=%u budget=%u service=%u start=%llu finish=%llu queued=%u in_driver=%u%s\n",
+		   bfqq->pid, bfqq->sync ? 'S' : 'A', state,
+		   bfq_class_names[e->class_idx], e->weight, e->budget_sectors,
+		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
+		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
+}
+
+/* The queue in service, then every backlogged queue by class and finish. */
+static int bfq_queues_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	int class;
+
+	spin_lock_irq(&bfqd->lock);
+	if (bfqd->in_service_bfqq)
+		bfq_show_queue(m, bfqd->in_service_bfqq,
+			       bfqd->idling ? "in_service,idling" : "in_service");
+	for (class = 0; class < BFQ_NR_CLASSES; class++) {
+		struct rb_node *node;
+
+		for (node = rb_first(&bfqd->sched.st[class].active); node;
+		     node = rb_next(node)) {
+			struct bfq_entity *e = rb_entry(node, struct bfq_entity,
+							rb_node);
+
+			bfq_show_queue(m, container_of(e, struct bfq_queue,
+						       entity), "waiting");
+		}
+	}
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
+static int bfq_service_trees_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	int class;
+
+	spin_lock_irq(&bfqd->lock);
+	for (class = 0; class < BFQ_NR_CLASSES; class++) {
+		const struct bfq_service_tree *st = &bfqd->sched.st[class];
+
+		seq_printf(m, "%s vtime=%llu wsum=%llu active=%u idle=%s\n",
+			   bfq_class_names[class], st->vtime, st->wsum,
+			   st->nr_active, RB_EMPTY_ROOT(&st->idle) ? "empty" :
+			   "non-empty");
+	}
+	seq_printf(m, "busy_sync_kinds=%u symmetric=%d\n", bfqd->busy_kinds,
+		   bfq_symmetric(bfqd));
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
+static int bfq_rate_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	spin_lock_irq(&bfqd->lock);
+	seq_printf(m, "peak_sectors_per_sec=%llu samples=%u max_budget=%u rq_in_driver=%u hw_queueing=%d\n",
+		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
+		   bfq_max_budget(bfqd), bfqd->rq_in_driver, bfqd->hw_queueing);
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
+static const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
+	{ "queues", 0400, bfq_queues_show },
+	{ "service_trees", 0400, bfq_service_trees_show },
+	{ "rate", 0400, bfq_rate_show },
+	{},
+};
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -1271,6 +1360,9 @@ static struct elevator_type iosched_bfq = {
 	.icq_size		= sizeof(struct bfq_io_cq),
 	.icq_align		= __alignof__(struct bfq_io_cq),
 	.elevator_attrs		= bfq_attrs,
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs	= bfq_queue_debugfs_attrs,
+#endif
 	.elevator_name		= "bfq",
 	.elevator_owner		= THIS_MODULE,
 };
