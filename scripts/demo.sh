@@ -19,8 +19,12 @@ KVER=${KVER:-6.1}
 secs=${DEMO_SECS:-10}
 # 2 ms: under TCG each request costs the guest ~2 ms of CPU besides the
 # device time, so a 100-500 us service time leaves the disk mostly idle and
-# no scheduler has a choice to make (stock bfq measured 1.1:1 at 250 us,
-# 1.4:1 at 500 us, 7.2:1 at 2 ms).
+# no scheduler has a choice to make (psync readers on a quiet host: stock
+# bfq 1.1:1 at 250 us, 1.4:1 at 500 us, 7.2:1 at 2 ms). The readers use
+# libaio with 4 requests in flight and the disk 64 scheduler tags, so both
+# stay backlogged in the scheduler even when a loaded host slows the guest
+# (stock bfq 6.7:1 at host load 5 on 2 cores; with synchronous readers it
+# fell to 1.3:1 there, bfq's 8 ms idling window being too short for TCG).
 cnsec=${CNSEC:-2000000}
 
 "$BFQ_TOP/scripts/deps.sh"

@@ -28,13 +28,18 @@ run() {	# run LABEL SCHED
 	# their first seconds: off, so the run shows the ioprio weights.
 	[ -e /sys/block/$dev/queue/iosched/low_latency ] &&
 		echo 0 > /sys/block/$dev/queue/iosched/low_latency
+	# With hw_queue_depth=1 the scheduler gets only 2 request tags by
+	# default: the readers would queue for tags, not in the scheduler.
+	echo 64 > /sys/block/$dev/queue/nr_requests 2>/dev/null
+	echo "nr_requests: $(cat /sys/block/$dev/queue/nr_requests)"
 	# Same workload for both readers, in two processes that differ only
-	# in their best-effort I/O priority (ionice -c2 -n0 / -n7).
+	# in their best-effort I/O priority (ionice -c2 -n0 / -n7), each with
+	# 4 requests in flight so that both stay backlogged.
 	local r pids=
 	for r in 0 7; do
 		(cd "$d" && exec ionice -c2 -n$r fio --output-format=json \
 			--output="$d/prio$r.json" --name=prio$r \
-			--filename=/dev/$dev --direct=1 --ioengine=psync \
+			--filename=/dev/$dev --direct=1 --ioengine=libaio --iodepth=4 \
 			--rw=randread --bs=4k --time_based --runtime="$DEMO_SECS" \
 			--size=512M --offset=$((r * 512))M \
 			--log_avg_msec=500 --write_bw_log=prio$r \

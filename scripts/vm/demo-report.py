@@ -103,7 +103,7 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     labels = [l for l in ORDER if l in res]
-    fig, axes = plt.subplots(1, len(labels), figsize=(5 * len(labels), 4),
+    fig, axes = plt.subplots(1, len(labels), figsize=(5.5 * len(labels), 4),
                              sharey=True, squeeze=False)
     for ax, label in zip(axes[0], labels):
         for r, style in zip(READERS, ["-", "--"]):
@@ -119,8 +119,9 @@ def main():
     axes[0][0].set_ylabel("bandwidth (MiB/s, 500 ms averages)")
     m = re.search(r"completion (\d+) ns", open(log, errors="replace").read())
     svc = " %.2f ms service," % (int(m.group(1)) / 1e6) if m else ""
-    fig.suptitle("Two random 4k readers, ionice -c2 -n0 vs -n7; null_blk"
-                 + svc + " hw_queue_depth=1; bfq low_latency=0")
+    fig.suptitle("Two random 4k readers (libaio, 4 in flight), ionice -c2"
+                 " -n0 vs -n7; null_blk" + svc + " hw_queue_depth=1,"
+                 " nr_requests=64; bfq low_latency=0")
     fig.tight_layout()
     fig.savefig(f"{outdir}/bandwidth.png", dpi=100)
     print(f"plot: {outdir}/bandwidth.png")
