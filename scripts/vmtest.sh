@@ -23,7 +23,6 @@ dir=$(kver_dir "$KVER")
 [ -f "$dir/release" ] && [ -e "$dir/vmlinuz" ] ||
 	die "kernel $KVER not fetched: run scripts/fetch-kernel.sh $KVER"
 for c in qemu-system-x86_64 busybox fio cpio depmod modinfo xz; do
-	command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin
 	command -v "$c" >/dev/null || die "$c missing: run scripts/deps.sh"
 done
 

@@ -10,6 +10,8 @@
 #                            -> boots the Debian kernel under TCG, serial to LOG
 
 VM_DIR="$BFQ_TOP/scripts/vm"
+# depmod and modinfo live in /sbin, not always on a user's PATH.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # Stock modules the guest needs (their dependencies are added by _vm_deps).
 VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched)
