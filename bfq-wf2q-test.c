@@ -202,6 +202,70 @@ static void bfq_sched_random_against_reference(struct kunit *test)
 	}
 }
 
+/*
+ * A pure B-WF2Q+ simulation against the fluid ideal: entities with random
+ * weights and budgets, served whole or partial turns, going idle and
+ * coming back at random. Over each busy period of an entity, the service
+ * it receives stays within three maximum budgets of what a fluid scheduler
+ * would give it by weight among the entities busy at each step.
+ */
+static void bfq_sched_simulation_bound(struct kunit *test)
+{
+	const int n = 8, bmax = 512;
+	struct bfq_entity e[8];
+	s64 lag[8] = { 0 };
+	struct bfq_sched_data sd;
+	struct rnd_state rnd;
+	int i, step;
+
+	prandom_seed_state(&rnd, 7);
+	bfq_sched_init(&sd);
+	for (i = 0; i < n; i++) {
+		bfq_entity_init(&e[i], 1 + prandom_u32_state(&rnd) % 100,
+				BFQ_CLASS_BE);
+		e[i].budget_sectors = 8 + prandom_u32_state(&rnd) % (bmax - 7);
+		bfq_entity_activate(&sd, &e[i]);
+	}
+	for (step = 0; step < 5000; step++) {
+		struct bfq_entity *s = bfq_sched_select(&sd, jiffies);
+		unsigned int got, wsum = 0;
+		bool stays;
+
+		if (!s) {
+			for (i = 0; i < n; i++)
+				bfq_entity_activate(&sd, &e[i]);
+			continue;
+		}
+		got = 1 + prandom_u32_state(&rnd) % s->budget_sectors;
+		/* Fluid reference: @got shared by weight among the busy. */
+		for (i = 0; i < n; i++)
+			if (e[i].state == BFQ_E_ACTIVE ||
+			    e[i].state == BFQ_E_IN_SERVICE)
+				wsum += e[i].weight;
+		for (i = 0; i < n; i++)
+			if (e[i].state == BFQ_E_ACTIVE ||
+			    e[i].state == BFQ_E_IN_SERVICE)
+				lag[i] -= div_u64((u64)got * e[i].weight, wsum);
+		lag[s - e] += got;
+		stays = prandom_u32_state(&rnd) % 8;
+		bfq_entity_expire(&sd, s, got, stays);
+		if (!stays)
+			lag[s - e] = 0;	/* its busy period ends */
+		/* Now and then an idle entity comes back. */
+		i = prandom_u32_state(&rnd) % n;
+		if (e[i].state != BFQ_E_ACTIVE &&
+		    e[i].state != BFQ_E_IN_SERVICE &&
+		    !(prandom_u32_state(&rnd) % 4)) {
+			lag[i] = 0;
+			bfq_entity_activate(&sd, &e[i]);
+		}
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_TRUE_MSG(test, abs(lag[i]) <= 3 * bmax,
+					      "step %d entity %d weight %u lag %lld",
+					      step, i, e[i].weight, lag[i]);
+	}
+}
+
 /* Virtual times that wrap past U64_MAX order and select correctly. */
 static void bfq_sched_vtime_wraps(struct kunit *test)
 {
@@ -373,6 +437,7 @@ static struct kunit_case bfq_wf2q_cases[] = {
 	KUNIT_CASE(bfq_sched_select_weighted_share),
 	KUNIT_CASE(bfq_entity_expire_charges_service),
 	KUNIT_CASE(bfq_sched_random_against_reference),
+	KUNIT_CASE(bfq_sched_simulation_bound),
 	KUNIT_CASE(bfq_sched_vtime_wraps),
 	KUNIT_CASE(bfq_entity_activate_keeps_finish),
 	KUNIT_CASE(bfq_entity_idle_purged),
