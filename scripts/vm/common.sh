@@ -19,6 +19,9 @@ VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched)
 # crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft"): taken
 # when the kernel has them as modules.
 VM_EXTRA_MODULES=(crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic)
+# Optional host tools copied with their libraries, when installed
+# (scripts/deps.sh installs them): blktrace/blkparse for tests/vm/core-observe.
+VM_EXTRA_BINARIES=(/usr/sbin/blktrace /usr/bin/blkparse)
 
 # _vm_modfile MODDIR NAME: path of NAME.ko[.xz] under MODDIR (- and _ alike).
 _vm_modfile() {
@@ -61,6 +64,11 @@ _vm_base_inputs() {
 		echo /bin/busybox
 		echo /usr/bin/fio
 		ldd /usr/bin/fio | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}'
+		for f in "${VM_EXTRA_BINARIES[@]}"; do
+			[ -x "$f" ] || continue
+			echo "$f"
+			ldd "$f" | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}'
+		done
 		_vm_deps "$moddir" "${VM_MODULES[@]}"
 		for n in "${VM_EXTRA_MODULES[@]}"; do
 			f=$(_vm_modfile "$moddir" "$n")
@@ -150,11 +158,12 @@ vm_overlay() {
 
 # vm_boot KVER INITRD LOG TIMEOUT APPEND: boot once; the serial console goes
 # to LOG. Returns qemu's status (124 when the host timeout fired).
+# VM_SMP=N sets the guest's vCPU count (default 2).
 vm_boot() {
 	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir
 	dir=$(kver_dir "$kver")
 	timeout -k 10 "$tmo" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 2G \
+		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m 2G \
 		-nographic -no-reboot \
 		-kernel "$dir/vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $append" \
