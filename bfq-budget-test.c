@@ -30,6 +30,7 @@ static void bfq_budget_case_desc(const struct bfq_budget_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(bfq_budget, bfq_budget_cases, bfq_budget_case_desc);
 
 static void bfq_next_budget_table(struct kunit *test)
@@ -168,4 +169,5 @@ static struct kunit_suite bfq_budget_suite = {
 	.name = "bfq_budget",
 	.test_cases = bfq_budget_test_cases,
 };
+
 kunit_test_suite(bfq_budget_suite);

@@ -16,16 +16,16 @@
  * blk_insert_t flags.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-typedef blk_insert_t bfq_insert_flags_t;
+#define bfq_insert_flags_t blk_insert_t
 
-static inline bool bfq_insert_at_head(bfq_insert_flags_t flags)
+static inline bool bfq_insert_at_head(blk_insert_t flags)
 {
 	return flags & BLK_MQ_INSERT_AT_HEAD;
 }
 #else
-typedef bool bfq_insert_flags_t;
+#define bfq_insert_flags_t bool
 
-static inline bool bfq_insert_at_head(bfq_insert_flags_t at_head)
+static inline bool bfq_insert_at_head(bool at_head)
 {
 	return at_head;
 }

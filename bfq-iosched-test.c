@@ -37,6 +37,7 @@ static void bfq_parse_case_desc(const struct bfq_parse_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(bfq_parse, bfq_parse_cases, bfq_parse_case_desc);
 
 static void bfq_tunable_parse_table(struct kunit *test)
@@ -90,4 +91,5 @@ static struct kunit_suite bfq_iosched_suite = {
 	.name = "bfq_tunables",
 	.test_cases = bfq_iosched_cases,
 };
+
 kunit_test_suite(bfq_iosched_suite);

@@ -84,8 +84,10 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  */
 #define BFQ_DEFAULT_BUDGET_SECTORS	(16 * 1024)
 
-/* Limits of the tag space for writes and async I/O, so reads are not
- * starved of tags: percent of the scheduler's tags. */
+/*
+ * Limits of the tag space for writes and async I/O, so reads are not
+ * starved of tags: percent of the scheduler's tags.
+ */
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
 
@@ -154,7 +156,14 @@ static dev_t bfq_dev(struct bfq_data *bfqd)
  * the device, into its stream as a message, where blkparse shows it among
  * the I/O events.
  */
-#define bfq_log(bfqd, bfqq, fmt, ...)						blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt, (bfqq)->pid,				  (bfqq)->sync ? 'S' : 'A', ##__VA_ARGS__)
+#define bfq_log(bfqd, bfqq, fmt, ...)					\
+	do {								\
+		const struct bfq_queue *__q __maybe_unused = (bfqq);	\
+									\
+		blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt,	\
+				  __q->pid, __q->sync ? 'S' : 'A',	\
+				  ##__VA_ARGS__);			\
+	} while (0)
 
 static const char *const bfq_expire_names[] = {
 	[BFQ_EXP_EMPTY]		= "empty",
@@ -929,8 +938,10 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	return merged;
 }
 
-/* Front merge lookup: a queued request of the bio's queue starting at its
- * end. Back merges are found by the elevator core's hash. */
+/*
+ * Front merge lookup: a queued request of the bio's queue starting at its
+ * end. Back merges are found by the elevator core's hash.
+ */
 static int bfq_request_merge(struct request_queue *q, struct request **req,
 			     struct bio *bio)
 {
@@ -1148,7 +1159,8 @@ static const struct bfq_tunable_desc bfq_tunable_descs[] = {
 	[BFQ_T_SLICE_IDLE] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_MSEC, 0, 1000),
 	[BFQ_T_SLICE_IDLE_US] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_USEC,
 					    0, 1000000),
-	[BFQ_T_MAX_BUDGET] = BFQ_TUNABLE(max_budget_sectors, 1, 0, 1 << 21),
+	[BFQ_T_MAX_BUDGET] = BFQ_TUNABLE(max_budget_sectors, 1, 0,
+					 BFQ_MAX_BUDGET_LIMIT_SECTORS),
 	[BFQ_T_TIMEOUT_SYNC] = BFQ_TUNABLE(timeout_sync_ms, 1, 1, 10000),
 	[BFQ_T_LOW_LATENCY] = BFQ_TUNABLE(low_latency, 1, 0, 1),
 	[BFQ_T_STRICT_GUARANTEES] = BFQ_TUNABLE(strict_guarantees, 1, 0, 1),
@@ -1207,14 +1219,15 @@ static ssize_t bfq_tunable_store(struct elevator_queue *e, const char *page,
 }
 
 #define BFQ_TUNABLE_ATTR(name, id)					\
+static const enum bfq_tunable_id bfq_##name##_id = (id);		\
 static ssize_t bfq_##name##_show(struct elevator_queue *e, char *page)	\
 {									\
-	return bfq_tunable_show(e, page, id);				\
+	return bfq_tunable_show(e, page, bfq_##name##_id);		\
 }									\
 static ssize_t bfq_##name##_store(struct elevator_queue *e,		\
 				  const char *page, size_t count)	\
 {									\
-	return bfq_tunable_store(e, page, count, id);			\
+	return bfq_tunable_store(e, page, count, bfq_##name##_id);	\
 }
 
 BFQ_TUNABLE_ATTR(slice_idle, BFQ_T_SLICE_IDLE)

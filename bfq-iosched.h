@@ -10,10 +10,14 @@
 #include <linux/ioprio.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 
 #include "blk.h"
 #include "elevator.h"
+
+/* The largest max_budget: 1 GiB in sectors. */
+#define BFQ_MAX_BUDGET_LIMIT_SECTORS	(SZ_1G >> SECTOR_SHIFT)
 
 /* ioprio classes we schedule, in strict priority order. */
 enum bfq_class {
@@ -28,8 +32,8 @@ enum bfq_entity_state {
 	BFQ_E_OUT,		/* on no tree: never backlogged, or forgotten */
 	BFQ_E_ACTIVE,		/* backlogged, waiting on its class's tree */
 	BFQ_E_IN_SERVICE,	/* taken off the tree by bfq_sched_select() */
-	BFQ_E_IDLE,		/* not backlogged; timestamps kept until the
-				 * tree's virtual time passes its finish */
+	BFQ_E_IDLE,		/* not backlogged; timestamps kept until */
+				/* the virtual time passes its finish */
 };
 
 /*
@@ -171,8 +175,10 @@ struct bfq_data {
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	struct bfq_rate rate;
-	/* Busy sync queues per (class, level) and the number of such pairs
-	 * in use: one pair means the active queues are symmetric. */
+	/*
+	 * Busy sync queues per (class, level) and the number of such pairs
+	 * in use: one pair means the active queues are symmetric.
+	 */
 	unsigned int busy_sync[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	unsigned int busy_kinds;
 	struct bfq_sched_data sched;

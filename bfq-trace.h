@@ -13,146 +13,108 @@
 
 #include <linux/tracepoint.h>
 
-#define BFQ_TRACE_EXPIRE_REASONS				\
-	{ BFQ_EXP_EMPTY,	"empty" },			\
-	{ BFQ_EXP_IDLE_TIMEOUT,	"idle_timeout" },		\
-	{ BFQ_EXP_BUDGET,	"budget_exhausted" },		\
-	{ BFQ_EXP_TIMEOUT,	"budget_timeout" },		\
-	{ BFQ_EXP_PREEMPTED,	"preempted" }
-
 DECLARE_EVENT_CLASS(bfq_queue_class,
-
-	TP_PROTO(dev_t dev, pid_t pid, bool sync, unsigned int class_idx,
-		 unsigned int weight, unsigned int budget),
-
-	TP_ARGS(dev, pid, sync, class_idx, weight, budget),
-
-	TP_STRUCT__entry(
-		__field(dev_t,		dev)
-		__field(pid_t,		pid)
-		__field(bool,		sync)
-		__field(unsigned int,	class_idx)
-		__field(unsigned int,	weight)
-		__field(unsigned int,	budget)
-	),
-
-	TP_fast_assign(
-		__entry->dev = dev;
-		__entry->pid = pid;
-		__entry->sync = sync;
-		__entry->class_idx = class_idx;
-		__entry->weight = weight;
-		__entry->budget = budget;
-	),
-
-	TP_printk("%d,%d bfq%d%c class=%u weight=%u budget=%u",
-		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
-		  __entry->sync ? 'S' : 'A', __entry->class_idx,
-		  __entry->weight, __entry->budget)
-);
+		    TP_PROTO(dev_t dev, pid_t pid, bool sync,
+			     unsigned int class_idx, unsigned int weight,
+			     unsigned int budget),
+		    TP_ARGS(dev, pid, sync, class_idx, weight, budget),
+		    TP_STRUCT__entry(__field(dev_t, dev)
+				     __field(pid_t, pid)
+				     __field(bool, sync)
+				     __field(unsigned int, class_idx)
+				     __field(unsigned int, weight)
+				     __field(unsigned int, budget)),
+		    TP_fast_assign(__entry->dev = dev;
+				   __entry->pid = pid;
+				   __entry->sync = sync;
+				   __entry->class_idx = class_idx;
+				   __entry->weight = weight;
+				   __entry->budget = budget;),
+		    TP_printk("%d,%d bfq%d%c class=%u weight=%u budget=%u",
+			      MAJOR(__entry->dev), MINOR(__entry->dev),
+			      __entry->pid, __entry->sync ? 'S' : 'A',
+			      __entry->class_idx, __entry->weight,
+			      __entry->budget));
 
 DEFINE_EVENT(bfq_queue_class, bfq_activate,
-	TP_PROTO(dev_t dev, pid_t pid, bool sync, unsigned int class_idx,
-		 unsigned int weight, unsigned int budget),
-	TP_ARGS(dev, pid, sync, class_idx, weight, budget));
+	     TP_PROTO(dev_t dev, pid_t pid, bool sync, unsigned int class_idx,
+		      unsigned int weight, unsigned int budget),
+	     TP_ARGS(dev, pid, sync, class_idx, weight, budget));
 
 DEFINE_EVENT(bfq_queue_class, bfq_select,
-	TP_PROTO(dev_t dev, pid_t pid, bool sync, unsigned int class_idx,
-		 unsigned int weight, unsigned int budget),
-	TP_ARGS(dev, pid, sync, class_idx, weight, budget));
+	     TP_PROTO(dev_t dev, pid_t pid, bool sync, unsigned int class_idx,
+		      unsigned int weight, unsigned int budget),
+	     TP_ARGS(dev, pid, sync, class_idx, weight, budget));
 
 TRACE_EVENT(bfq_expire,
-
-	TP_PROTO(dev_t dev, pid_t pid, int reason, unsigned int served,
-		 unsigned int charge, unsigned int next_budget),
-
-	TP_ARGS(dev, pid, reason, served, charge, next_budget),
-
-	TP_STRUCT__entry(
-		__field(dev_t,		dev)
-		__field(pid_t,		pid)
-		__field(int,		reason)
-		__field(unsigned int,	served)
-		__field(unsigned int,	charge)
-		__field(unsigned int,	next_budget)
-	),
-
-	TP_fast_assign(
-		__entry->dev = dev;
-		__entry->pid = pid;
-		__entry->reason = reason;
-		__entry->served = served;
-		__entry->charge = charge;
-		__entry->next_budget = next_budget;
-	),
-
-	TP_printk("%d,%d bfq%d %s served=%u charge=%u next_budget=%u",
-		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
-		  __print_symbolic(__entry->reason, BFQ_TRACE_EXPIRE_REASONS),
-		  __entry->served, __entry->charge, __entry->next_budget)
-);
+	    TP_PROTO(dev_t dev, pid_t pid, int reason, unsigned int served,
+		     unsigned int charge, unsigned int next_budget),
+	    TP_ARGS(dev, pid, reason, served, charge, next_budget),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(int, reason)
+			     __field(unsigned int, served)
+			     __field(unsigned int, charge)
+			     __field(unsigned int, next_budget)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pid = pid;
+			   __entry->reason = reason;
+			   __entry->served = served;
+			   __entry->charge = charge;
+			   __entry->next_budget = next_budget;),
+	    TP_printk("%d,%d bfq%d %s served=%u charge=%u next_budget=%u",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __print_symbolic(__entry->reason,
+				       { BFQ_EXP_EMPTY, "empty" },
+				       { BFQ_EXP_IDLE_TIMEOUT, "idle_timeout" },
+				       { BFQ_EXP_BUDGET, "budget_exhausted" },
+				       { BFQ_EXP_TIMEOUT, "budget_timeout" },
+				       { BFQ_EXP_PREEMPTED, "preempted" }),
+		      __entry->served, __entry->charge, __entry->next_budget));
 
 TRACE_EVENT(bfq_dispatch,
-
-	TP_PROTO(dev_t dev, pid_t pid, sector_t sector, unsigned int sectors,
-		 unsigned int service, unsigned int budget),
-
-	TP_ARGS(dev, pid, sector, sectors, service, budget),
-
-	TP_STRUCT__entry(
-		__field(dev_t,		dev)
-		__field(pid_t,		pid)
-		__field(sector_t,	sector)
-		__field(unsigned int,	sectors)
-		__field(unsigned int,	service)
-		__field(unsigned int,	budget)
-	),
-
-	TP_fast_assign(
-		__entry->dev = dev;
-		__entry->pid = pid;
-		__entry->sector = sector;
-		__entry->sectors = sectors;
-		__entry->service = service;
-		__entry->budget = budget;
-	),
-
-	TP_printk("%d,%d bfq%d %llu + %u service=%u/%u",
-		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
-		  (unsigned long long)__entry->sector, __entry->sectors,
-		  __entry->service, __entry->budget)
-);
+	    TP_PROTO(dev_t dev, pid_t pid, sector_t sector,
+		     unsigned int sectors, unsigned int service,
+		     unsigned int budget),
+	    TP_ARGS(dev, pid, sector, sectors, service, budget),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(sector_t, sector)
+			     __field(unsigned int, sectors)
+			     __field(unsigned int, service)
+			     __field(unsigned int, budget)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pid = pid;
+			   __entry->sector = sector;
+			   __entry->sectors = sectors;
+			   __entry->service = service;
+			   __entry->budget = budget;),
+	    TP_printk("%d,%d bfq%d %llu + %u service=%u/%u",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      (unsigned long long)__entry->sector, __entry->sectors,
+		      __entry->service, __entry->budget));
 
 DECLARE_EVENT_CLASS(bfq_idle_class,
-
-	TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
-
-	TP_ARGS(dev, pid, slice_ns),
-
-	TP_STRUCT__entry(
-		__field(dev_t,	dev)
-		__field(pid_t,	pid)
-		__field(u64,	slice_ns)
-	),
-
-	TP_fast_assign(
-		__entry->dev = dev;
-		__entry->pid = pid;
-		__entry->slice_ns = slice_ns;
-	),
-
-	TP_printk("%d,%d bfq%d slice=%lluns",
-		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
-		  (unsigned long long)__entry->slice_ns)
-);
+		    TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
+		    TP_ARGS(dev, pid, slice_ns),
+		    TP_STRUCT__entry(__field(dev_t, dev)
+				     __field(pid_t, pid)
+				     __field(u64, slice_ns)),
+		    TP_fast_assign(__entry->dev = dev;
+				   __entry->pid = pid;
+				   __entry->slice_ns = slice_ns;),
+		    TP_printk("%d,%d bfq%d slice=%lluns",
+			      MAJOR(__entry->dev), MINOR(__entry->dev),
+			      __entry->pid,
+			      (unsigned long long)__entry->slice_ns));
 
 DEFINE_EVENT(bfq_idle_class, bfq_idle_start,
-	TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
-	TP_ARGS(dev, pid, slice_ns));
+	     TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
+	     TP_ARGS(dev, pid, slice_ns));
 
 DEFINE_EVENT(bfq_idle_class, bfq_idle_stop,
-	TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
-	TP_ARGS(dev, pid, slice_ns));
+	     TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
+	     TP_ARGS(dev, pid, slice_ns));
 
 #endif /* _TRACE_BFQ_H */
 

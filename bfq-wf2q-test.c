@@ -380,7 +380,8 @@ static void bfq_sched_select_class_priority(struct kunit *test)
 	bfq_sched_init(&sd);
 	bfq_entity_init(&be, 80, BFQ_CLASS_BE);
 	bfq_entity_init(&rt, 10, BFQ_CLASS_RT);
-	be.budget_sectors = rt.budget_sectors = 8;
+	be.budget_sectors = 8;
+	rt.budget_sectors = 8;
 	bfq_entity_activate(&sd, &be);
 	bfq_entity_activate(&sd, &rt);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &rt);
@@ -398,7 +399,8 @@ static void bfq_sched_select_idle_class_not_starved(struct kunit *test)
 	bfq_sched_init(&sd);
 	bfq_entity_init(&be, 80, BFQ_CLASS_BE);
 	bfq_entity_init(&idle, 10, BFQ_CLASS_IDLE);
-	be.budget_sectors = idle.budget_sectors = 8;
+	be.budget_sectors = 8;
+	idle.budget_sectors = 8;
 	bfq_entity_activate(&sd, &be);
 	bfq_entity_activate(&sd, &idle);
 	sd.idle_class_since = now;
@@ -452,4 +454,5 @@ static struct kunit_suite bfq_wf2q_suite = {
 	.name = "bfq_wf2q",
 	.test_cases = bfq_wf2q_cases,
 };
+
 kunit_test_suite(bfq_wf2q_suite);

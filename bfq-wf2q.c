@@ -135,12 +135,13 @@ static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
 		struct bfq_entity *left = bfq_rb_entity(node->rb_left);
 		struct bfq_entity *entity = bfq_rb_entity(node);
 
-		if (left && !bfq_vt_before(st->vtime, left->min_start))
+		if (left && !bfq_vt_before(st->vtime, left->min_start)) {
 			node = node->rb_left;
-		else if (!bfq_vt_before(st->vtime, entity->start))
+			continue;
+		}
+		if (!bfq_vt_before(st->vtime, entity->start))
 			return entity;
-		else
-			node = node->rb_right;
+		node = node->rb_right;
 	}
 	return NULL;
 }
@@ -249,8 +250,10 @@ void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
 {
 	memset(entity, 0, sizeof(*entity));
 	RB_CLEAR_NODE(&entity->rb_node);
-	entity->weight = entity->new_weight = weight;
-	entity->class_idx = entity->new_class = class_idx;
+	entity->weight = weight;
+	entity->new_weight = weight;
+	entity->class_idx = class_idx;
+	entity->new_class = class_idx;
 }
 
 /* New weight and class, effective from the entity's next turn. */
