@@ -1,0 +1,28 @@
+# Guest-side helpers of the benchmarks (busybox sh), after /tests/lib.sh.
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	BENCH_ROUNDS=?*) BENCH_ROUNDS=${w#*=} ;;
+	BENCH_SECS=?*) BENCH_SECS=${w#*=} ;;
+	BENCH_CNSEC=?*) BENCH_CNSEC=${w#*=} ;;
+	esac
+done
+
+# use_sched DEV S: S is ours, stock (the bfq elevator of that module),
+# mq-deadline, kyber or none.
+use_sched() {
+	case "$2" in
+	ours)  load_ours >/dev/null && set_sched "$1" bfq ;;
+	stock) load_stock >/dev/null && set_sched "$1" bfq ;;
+	*)     unload_bfq && set_sched "$1" "$2" ;;
+	esac || { echo "BENCH-ERROR cannot select $2 on $1"; return 1; }
+}
+
+# median: of the numbers on stdin (one or more per line).
+median() {
+	tr ' ' '\n' | grep . | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# fio terse (v3) fields: 6 read KiB, 7 read KiB/s, 8 read IOPS.
+terse() { cut -d';' -f"$2" "$1"; }

@@ -1,0 +1,78 @@
+#!/bin/bash
+# run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
+# under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
+# (NAME: cost, scaling, share). Not pass/fail: each prints a table, which
+# is shown here and saved to build/bench/NAME-KVER.txt; the guest log is
+# kept in build/bench/NAME-KVER-<time>.log.
+#
+# Our build/KVER/bfq.ko is used as it is (run 'make KVER=...' first); the
+# stock bfq.ko, mq-deadline and none come from the cached Debian kernel.
+#
+# Environment:
+#   BENCH_ROUNDS=N   interleaved rounds per configuration (default 3; the
+#                    table shows medians)
+#   BENCH_SECS=N     seconds per fio run (default: the benchmark's own)
+#   BENCH_CNSEC=a,b  share only: null_blk completion_nsec values, comma
+#                    separated (default 100000,1000000)
+#   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+. "$BFQ_TOP/scripts/vm/common.sh"
+
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share ...}
+shift
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share ..."
+bdir=$BFQ_TOP/scripts/bench
+for n in "$@"; do
+	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"
+done
+ko=$BFQ_TOP/build/$KVER/bfq.ko
+[ -f "$ko" ] || die "$ko missing: run 'make KVER=$KVER' first"
+out=$BFQ_TOP/build/bench
+mkdir -p "$out"
+rounds=${BENCH_ROUNDS:-3}
+
+base=$(vm_base_initramfs "$KVER")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Our module goes in as a copy: the module author rebuilds often.
+cp "$ko" "$work/bfq.ko"
+vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
+	"$BFQ_TOP/tests/vm/lib.sh" "$bdir"/guest-*.sh
+cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
+
+rc=0
+for n in "$@"; do
+	logf=$out/$n-$KVER-$(date +%Y%m%d-%H%M%S).log
+	smp=${VM_SMP:-}
+	[ -n "$smp" ] || { [ "$n" = scaling ] && smp=1 || smp=2; }
+	# Generous: the guest's own watchdog ends a run gone wrong.
+	tmo=$((rounds * 900 + 300))
+	log "booting $KVER (-smp $smp) for bench $n, $rounds round(s), host load $(cut -d' ' -f1-3 /proc/loadavg) (log: $logf)"
+	t0=$(date +%s)
+	set +e
+	VM_SMP=$smp vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((tmo + 60)) \
+		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-}"
+	set -e
+	t1=$(date +%s)
+	txt=$out/$n-$KVER.txt
+	if tr -d '\r' < "$logf" | grep -q "BENCH-TABLE-END"; then
+		{
+			echo "# bench $n on $KVER, -smp $smp, $rounds round(s), $(date -u +%F' '%T) UTC, $((t1 - t0)) s wall, host load $(cut -d' ' -f1-3 /proc/loadavg)"
+			echo "# ours: $(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
+			tr -d '\r' < "$logf" | sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' |
+				grep -v 'BENCH-TABLE-'
+		} > "$txt"
+		cat "$txt"
+		echo "saved: $txt"
+	else
+		echo "bench $n: no table (guest failed?); log: $logf" >&2
+		tr -d '\r' < "$logf" | grep -E 'BENCH-ERROR|not ok|Oops|BUG:|WARNING:' | head >&2 || true
+		rc=1
+	fi
+	if tr -d '\r' < "$logf" | grep -Eq 'WARNING:|BUG:|Oops|Call Trace'; then
+		echo "bench $n: kernel warnings in the guest log:" >&2
+		tr -d '\r' < "$logf" | grep -E -A3 'WARNING:|BUG:|Oops' | head -20 >&2
+	fi
+done
+exit $rc
