@@ -602,8 +602,13 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 	unsigned long flags;
 
 	spin_lock_irqsave(&bfqd->lock, flags);
-	if (bfqd->idling && bfqd->in_service_bfqq &&
-	    !bfqd->in_service_bfqq->nr_queued)
+	/*
+	 * Idling stopped and restarted while this callback waited for the
+	 * lock: the timer is queued again for the new slice, let that one
+	 * decide.
+	 */
+	if (bfqd->idling && !hrtimer_is_queued(timer) &&
+	    bfqd->in_service_bfqq && !bfqd->in_service_bfqq->nr_queued)
 		bfq_expire(bfqd, BFQ_EXP_IDLE_TIMEOUT);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	blk_mq_run_hw_queues(bfqd->queue, true);
