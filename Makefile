@@ -36,7 +36,15 @@ SRCS := $(wildcard $(TOP)/bfq-*.c $(TOP)/bfq-*.h) $(TOP)/Makefile $(TOP)/Kconfig
 
 ifneq ($(KDIR),)
 KVER ?= custom
+# A full kernel tree has its block/ headers; a headers package (Debian's,
+# DKMS) does not: then take them from the cached linux-source of the
+# kernel's series.
+ifneq ($(wildcard $(KDIR)/block/blk.h),)
 BLOCK_SRC ?= $(abspath $(KDIR))/block
+else
+SERIES := $(shell cut -d. -f1,2 $(KDIR)/include/config/kernel.release 2>/dev/null)
+BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
+endif
 else
 ifeq ($(KVER),)
 ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
@@ -44,7 +52,8 @@ ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
 # cached linux-source of the same series.
 KVER := running
 KDIR := /lib/modules/$(shell uname -r)/build
-BLOCK_SRC ?= $(BFQ_CACHE)/$(shell uname -r | cut -d. -f1,2)/linux/block
+SERIES := $(shell uname -r | cut -d. -f1,2)
+BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
 else
 KVER := 6.1
 endif
@@ -62,8 +71,10 @@ KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 all: modules
 
+SERIES ?= $(KVER)
+
 fetch:
-	@case "$(KVER)" in 6.1|6.12) $(TOP)/scripts/fetch-kernel.sh $(KVER);; esac
+	@case "$(SERIES)" in 6.1|6.12) $(TOP)/scripts/fetch-kernel.sh $(SERIES);; esac
 
 # The sources are linked into build/<KVER>/ so that objects of different
 # kernels never mix and the source tree stays clean.
