@@ -34,10 +34,15 @@ echo 0 > $T/tracing_on; : > $T/trace
 echo 1 > $T/events/bfq/enable
 echo 1 > $T/tracing_on
 # 2. debugfs, sampled while the readers run.
-two_readers 3
-sleep 1.5
-cat $D/queues > /tmp/queues.txt; cat $D/service_trees > /tmp/st.txt
-cat $D/rate > /tmp/rate.txt
+# fio may take seconds to start on a loaded host: poll until the queues
+# show up (at most ~5 s of the readers' 6).
+two_readers 6
+for i in $(seq 50); do
+	cat $D/queues > /tmp/queues.txt; cat $D/service_trees > /tmp/st.txt
+	cat $D/rate > /tmp/rate.txt
+	grep -q '^bfq[0-9]*S .*class=BE' /tmp/queues.txt && break
+	sleep 0.1
+done
 wait
 echo 0 > $T/tracing_on
 echo 0 > $T/events/bfq/enable
@@ -111,25 +116,29 @@ else
 fi
 
 # 4. Merges: sequential 4k I/O under a plug merges (fields 2 and 6 of
-# /sys/block/DEV/stat: reads and writes merged). A fast device with a
-# one-request queue keeps requests waiting in the scheduler.
+# /sys/block/DEV/stat: reads and writes merged). A one-request queue with a
+# 200 us service time keeps requests waiting in bfq, where later adjacent
+# ones merge too. With hw_queue_depth=1 the scheduler gets 2 tags: on 6.12
+# bios then wait for a tag instead of merging (30 merges of 2048 reads
+# under every scheduler, none included), so give it 64.
 set_sched "$dev" none
 rm_nullb obs0
-dev=$(mk_nullb obs0 size=256 memory_backed=1 hw_queue_depth=1 submit_queues=1) ||
-	die "cannot recreate obs0"
+dev=$(mk_nullb obs0 size=256 memory_backed=1 irqmode=2 completion_nsec=200000 \
+	hw_queue_depth=1 submit_queues=1) || die "cannot recreate obs0"
 set_sched "$dev" bfq || die "cannot select bfq on $dev"
+echo 64 > /sys/block/$dev/queue/nr_requests
 s0=$(cat /sys/block/$dev/stat)
 # libaio with a batch of 32: one io_submit, one plug, 32 adjacent 4k.
 fio --name=mw --filename=/dev/$dev --direct=1 --ioengine=libaio \
-	--iodepth=32 --iodepth_batch_submit=32 --rw=write --bs=4k --size=32M \
+	--iodepth=32 --iodepth_batch_submit=32 --rw=write --bs=4k --size=8M \
 	--output=/dev/null
 fio --name=mr --filename=/dev/$dev --direct=1 --ioengine=libaio \
-	--iodepth=32 --iodepth_batch_submit=32 --rw=read --bs=4k --size=32M \
+	--iodepth=32 --iodepth_batch_submit=32 --rw=read --bs=4k --size=8M \
 	--output=/dev/null
 # Buffered sequential writes then reads (page cache writeback, readahead).
-dd if=/dev/zero of=/dev/$dev bs=4k count=4096 conv=fsync 2>/dev/null
+dd if=/dev/zero of=/dev/$dev bs=4k count=2048 conv=fsync 2>/dev/null
 echo 3 > /proc/sys/vm/drop_caches
-dd if=/dev/$dev of=/dev/null bs=4k count=4096 2>/dev/null
+dd if=/dev/$dev of=/dev/null bs=4k count=2048 2>/dev/null
 s1=$(cat /sys/block/$dev/stat)
 rm0=$(echo $s0 | cut -d' ' -f2); rm1=$(echo $s1 | cut -d' ' -f2)
 wm0=$(echo $s0 | cut -d' ' -f6); wm1=$(echo $s1 | cut -d' ' -f6)
