@@ -37,6 +37,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Our module goes in as a copy: the module author rebuilds often.
 cp "$ko" "$work/bfq.ko"
+ours="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
 vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
 	"$BFQ_TOP/tests/vm/lib.sh" "$bdir"/guest-*.sh
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
@@ -59,7 +60,7 @@ for n in "$@"; do
 	if tr -d '\r' < "$logf" | grep -q "BENCH-TABLE-END"; then
 		{
 			echo "# bench $n on $KVER, -smp $smp, $rounds round(s), $(date -u +%F' '%T) UTC, $((t1 - t0)) s wall, host load $(cut -d' ' -f1-3 /proc/loadavg)"
-			echo "# ours: $(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
+			echo "# ours: HEAD $ours"
 			tr -d '\r' < "$logf" | sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' |
 				grep -v 'BENCH-TABLE-'
 		} > "$txt"
