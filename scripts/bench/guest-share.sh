@@ -28,7 +28,7 @@ for r in $(seq $BENCH_ROUNDS); do
 					done
 					wait
 					a=$(terse /tmp/p0.t 6); b=$(terse /tmp/p$lo.t 6)
-					v=$(awk -v a=$a -v b=$b 'BEGIN { printf "%.2f", b > 0 ? a / b : 999 }')
+					v=$(awk -v a=$a -v b=$b 'BEGIN { printf "%.2f", (b > 0) ? a / b : 999 }')
 					echo "round $r cnsec $c depth $d $s be0:be$lo $a:$b KiB ratio $v"
 					echo "$v" >> /tmp/r-$c-$d-$s-$lo
 					echo "$a $b" >> /tmp/kib-$c-$d-$s-$lo
