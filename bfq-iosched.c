@@ -104,6 +104,12 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_SEEK_SECTORS	1024
 /* A queue is seeky if more than this many of its last 32 arrivals were. */
 #define BFQ_SEEKY_ARRIVALS	8
+/*
+ * An IDLE-class turn granted while RT or BE queues wait (the service
+ * layer's anti-starvation rule) lasts at most this: with the 200 ms grace
+ * period that bounds IDLE to about 5% of the device time.
+ */
+#define BFQ_IDLE_CLASS_TURN_MS	10
 /* A queue idled out and back within this many slices keeps its place. */
 #define BFQ_REJOIN_SLICES	4
 /* The device queues internally if it has held this many requests. */
@@ -657,6 +663,18 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	bfq_put_queue(bfqq);
 }
 
+/* How long the turn of the queue just selected may last. */
+static unsigned int bfq_turn_ms(struct bfq_data *bfqd)
+{
+	unsigned int ms = READ_ONCE(bfqd->tun.timeout_sync_ms);
+	const struct bfq_sched_data *sd = &bfqd->sched;
+
+	if (sd->in_service->class_idx == BFQ_CLASS_IDLE &&
+	    (sd->st[BFQ_CLASS_RT].nr_active || sd->st[BFQ_CLASS_BE].nr_active))
+		ms = min(ms, BFQ_IDLE_CLASS_TURN_MS);
+	return ms;
+}
+
 /* The queue in service, selecting one if none is. */
 static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 {
@@ -669,8 +687,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 		return NULL;
 	bfqd->in_service_bfqq = container_of(entity, struct bfq_queue, entity);
 	bfq_get_queue(bfqd->in_service_bfqq);
-	bfqd->turn_deadline = jiffies +
-		msecs_to_jiffies(READ_ONCE(bfqd->tun.timeout_sync_ms));
+	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
 	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
 }
@@ -917,6 +934,27 @@ static void bfq_requeue_request(struct request *rq)
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
 }
 
+/*
+ * The submitting process's icq on @q as its io context's lookup hint names
+ * it, or NULL. Lock-free: blk-ioc frees icqs after an RCU grace period and
+ * the caller holds rcu_read_lock(); the icq's fields that matter to us are
+ * read under bfq_data.lock. A miss (the hint names another device) only
+ * costs a front-merge opportunity, where ioc_lookup_icq() would cost
+ * q->queue_lock on every bio.
+ */
+static struct io_cq *bfq_current_icq_hint(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+
+	if (!ioc)
+		return NULL;
+	icq = rcu_dereference(ioc->icq_hint);
+	if (!icq || icq->q != q || (icq->flags & ICQ_DESTROYED))
+		return NULL;
+	return icq;
+}
+
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
@@ -925,18 +963,17 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	struct request *free = NULL;
 	bool merged;
 
-	if (current->io_context && op_is_sync(bio->bi_opf)) {
-		spin_lock_irq(&q->queue_lock);
-		bic = icq_to_bic(ioc_lookup_icq(q));
-		spin_unlock_irq(&q->queue_lock);
-	}
+	rcu_read_lock();
+	if (op_is_sync(bio->bi_opf))
+		bic = icq_to_bic(bfq_current_icq_hint(q));
 
 	spin_lock_irq(&bfqd->lock);
 	/* For bfq_request_merge(), called back under this same lock. */
-	bfqd->merge_bfqq = bic ? bic->sync_bfqq : NULL;
+	bfqd->merge_bfqq = bic && !bic->exited ? bic->sync_bfqq : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	bfqd->merge_bfqq = NULL;
 	spin_unlock_irq(&bfqd->lock);
+	rcu_read_unlock();
 
 	if (free)
 		blk_mq_free_request(free);
