@@ -935,6 +935,29 @@ static void bfq_requeue_request(struct request *rq)
 }
 
 /*
+ * Front merge lookup: a queued request of the bio's queue starting at its
+ * end. Back merges are found by the elevator core's hash.
+ */
+static int bfq_request_merge(struct request_queue *q, struct request **target,
+			     struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq = bfqd->merge_bfqq;
+	struct request *front = NULL;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bfqq)
+		front = elv_rb_find(&bfqq->sort_list, bio_end_sector(bio));
+	if (!front || !elv_bio_merge_ok(front, bio))
+		return ELEVATOR_NO_MERGE;
+	*target = front;
+	if (blk_discard_mergable(front))
+		return ELEVATOR_DISCARD_MERGE;
+	return ELEVATOR_FRONT_MERGE;
+}
+
+/*
  * The submitting process's icq on @q as its io context's lookup hint names
  * it, or NULL. Lock-free: blk-ioc frees icqs after an RCU grace period and
  * the caller holds rcu_read_lock(); the icq's fields that matter to us are
@@ -978,28 +1001,6 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	if (free)
 		blk_mq_free_request(free);
 	return merged;
-}
-
-/*
- * Front merge lookup: a queued request of the bio's queue starting at its
- * end. Back merges are found by the elevator core's hash.
- */
-static int bfq_request_merge(struct request_queue *q, struct request **req,
-			     struct bio *bio)
-{
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct request *rq;
-
-	lockdep_assert_held(&bfqd->lock);
-
-	if (!bfqd->merge_bfqq)
-		return ELEVATOR_NO_MERGE;
-	rq = elv_rb_find(&bfqd->merge_bfqq->sort_list, bio_end_sector(bio));
-	if (!rq || !elv_bio_merge_ok(rq, bio))
-		return ELEVATOR_NO_MERGE;
-	*req = rq;
-	return blk_discard_mergable(rq) ? ELEVATOR_DISCARD_MERGE :
-					  ELEVATOR_FRONT_MERGE;
 }
 
 /* A bio was merged into @rq: a front merge moved its start sector. */
@@ -1105,21 +1106,8 @@ static void bfq_tunables_init(struct bfq_tunables *tun)
 	tun->fifo_expire_async_ms = BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS;
 }
 
-static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
+static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 {
-	struct elevator_queue *eq;
-	struct bfq_data *bfqd;
-
-	eq = elevator_alloc(q, e);
-	if (!eq)
-		return -ENOMEM;
-	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
-	if (!bfqd) {
-		kobject_put(&eq->kobj);
-		return -ENOMEM;
-	}
-	eq->elevator_data = bfqd;
-
 	bfqd->queue = q;
 	spin_lock_init(&bfqd->lock);
 	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -1129,7 +1117,24 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	bfq_tunables_init(&bfqd->tun);
 	bfq_queue_init(bfqd, &bfqd->fallback_bfqq, false,
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
+}
 
+/* Called when bfq is selected for @q, with the queue frozen. */
+static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct bfq_data *bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL,
+					     q->node);
+	struct elevator_queue *eq;
+
+	if (!bfqd)
+		return -ENOMEM;
+	eq = elevator_alloc(q, e);
+	if (!eq) {
+		kfree(bfqd);
+		return -ENOMEM;
+	}
+	bfq_data_init(bfqd, q);
+	eq->elevator_data = bfqd;
 	/* One lock serves all hardware queues: dispatch device-wide. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	q->elevator = eq;
@@ -1392,34 +1397,36 @@ static const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
 /* ------------------------------------------------------------------ */
 
 static struct elevator_type iosched_bfq = {
-	.ops = {
-		.init_sched		= bfq_init_sched,
-		.exit_sched		= bfq_exit_sched,
-		.init_hctx		= bfq_init_hctx,
-		.depth_updated		= bfq_depth_updated,
-		.limit_depth		= bfq_limit_depth,
-		.prepare_request	= bfq_prepare_request,
-		.finish_request		= bfq_finish_request,
-		.requeue_request	= bfq_requeue_request,
-		.insert_requests	= bfq_insert_requests,
-		.dispatch_request	= bfq_dispatch_request,
-		.has_work		= bfq_has_work,
-		.bio_merge		= bfq_bio_merge,
-		.request_merge		= bfq_request_merge,
-		.request_merged		= bfq_request_merged,
-		.requests_merged	= bfq_requests_merged,
-		.next_request		= elv_rb_latter_request,
-		.former_request		= elv_rb_former_request,
-		.exit_icq		= bfq_exit_icq,
-	},
-	.icq_size		= sizeof(struct bfq_io_cq),
-	.icq_align		= __alignof__(struct bfq_io_cq),
+	.elevator_name		= "bfq",
+	.elevator_owner		= THIS_MODULE,
 	.elevator_attrs		= bfq_attrs,
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs	= bfq_queue_debugfs_attrs,
 #endif
-	.elevator_name		= "bfq",
-	.elevator_owner		= THIS_MODULE,
+	/* Our per process and device state lives in blk-ioc's io_cq. */
+	.icq_size		= sizeof(struct bfq_io_cq),
+	.icq_align		= __alignof__(struct bfq_io_cq),
+	/* In the order of a request's life. */
+	.ops = {
+		.init_sched		= bfq_init_sched,
+		.init_hctx		= bfq_init_hctx,
+		.depth_updated		= bfq_depth_updated,
+		.limit_depth		= bfq_limit_depth,
+		.prepare_request	= bfq_prepare_request,
+		.bio_merge		= bfq_bio_merge,
+		.request_merge		= bfq_request_merge,
+		.request_merged		= bfq_request_merged,
+		.requests_merged	= bfq_requests_merged,
+		.former_request		= elv_rb_former_request,
+		.next_request		= elv_rb_latter_request,
+		.insert_requests	= bfq_insert_requests,
+		.has_work		= bfq_has_work,
+		.dispatch_request	= bfq_dispatch_request,
+		.requeue_request	= bfq_requeue_request,
+		.finish_request		= bfq_finish_request,
+		.exit_icq		= bfq_exit_icq,
+		.exit_sched		= bfq_exit_sched,
+	},
 };
 MODULE_ALIAS("bfq-iosched");
 
