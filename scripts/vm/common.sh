@@ -156,6 +156,12 @@ vm_overlay() {
 	rm -rf "$stage"
 }
 
+# trace_options=norecord-cmd: enabling any trace event would otherwise hook
+# the sched_switch/sched_wakeup tracepoints to record task names, patching
+# the scheduler's hottest code while every vCPU runs it; under multi-threaded
+# TCG that live patching can leave a vCPU executing a stale int3 ("Oops:
+# int3" in ttwu_do_activate, seen once on 6.12 when a test turned tracing
+# off). Our tests read pids, not task names.
 # vm_boot KVER INITRD LOG TIMEOUT APPEND: boot once; the serial console goes
 # to LOG. Returns qemu's status (124 when the host timeout fired).
 # VM_SMP=N sets the guest's vCPU count (default 2).
@@ -166,6 +172,6 @@ vm_boot() {
 		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m 2G \
 		-nographic -no-reboot \
 		-kernel "$dir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 $append" \
+		-append "console=ttyS0 panic=-1 trace_options=norecord-cmd $append" \
 		< /dev/null > "$logf" 2>&1
 }
