@@ -663,14 +663,15 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	bfq_put_queue(bfqq);
 }
 
-/* How long the turn of the queue just selected may last. */
+/*
+ * How long the turn of the queue just selected may last: timeout_sync, or
+ * BFQ_IDLE_CLASS_TURN_MS for an IDLE queue served ahead of busier classes.
+ */
 static unsigned int bfq_turn_ms(struct bfq_data *bfqd)
 {
 	unsigned int ms = READ_ONCE(bfqd->tun.timeout_sync_ms);
-	const struct bfq_sched_data *sd = &bfqd->sched;
 
-	if (sd->in_service->class_idx == BFQ_CLASS_IDLE &&
-	    (sd->st[BFQ_CLASS_RT].nr_active || sd->st[BFQ_CLASS_BE].nr_active))
+	if (bfq_sched_higher_class_waits(&bfqd->sched))
 		ms = min(ms, BFQ_IDLE_CLASS_TURN_MS);
 	return ms;
 }

@@ -211,6 +211,7 @@ void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
 		       unsigned int charge_sectors, bool backlogged);
 void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity);
 bool bfq_sched_busy(const struct bfq_sched_data *sd);
+bool bfq_sched_higher_class_waits(const struct bfq_sched_data *sd);
 unsigned int bfq_ioprio_to_weight(unsigned int level);
 
 /* bfq-budget.c: budget feedback and peak rate. bfq_data.lock. */

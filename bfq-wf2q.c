@@ -416,6 +416,22 @@ void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity)
 	WARN_ON_ONCE(entity->state != BFQ_E_OUT);
 }
 
+/*
+ * Whether entities of a class above the one in service wait: true only
+ * while the IDLE class holds a turn granted by its anti-starvation rule.
+ */
+bool bfq_sched_higher_class_waits(const struct bfq_sched_data *sd)
+{
+	int i;
+
+	if (!sd->in_service)
+		return false;
+	for (i = 0; i < sd->in_service->class_idx; i++)
+		if (sd->st[i].nr_active)
+			return true;
+	return false;
+}
+
 /* Whether any entity is backlogged or in service. */
 bool bfq_sched_busy(const struct bfq_sched_data *sd)
 {
