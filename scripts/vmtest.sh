@@ -13,6 +13,9 @@
 #                        ours (to check the harness itself; ours not needed)
 #   VMTEST_TIMEOUT=N     seconds per guest test (default 90)
 #   VMTEST_VERBOSE=1     echo the guest console while it runs
+#   VMTEST_DEBUG=1       boot the debug kernel (make debug-kernel) with our
+#                        bfq built in; results are named vm/KVER-debug/TEST,
+#                        and any checker report fails dmesg-clean
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
@@ -30,11 +33,21 @@ impl=${VMTEST_IMPL:-ours}
 per_test=${VMTEST_TIMEOUT:-90}
 out=$BFQ_TOP/build/$KVER
 ko=$out/bfq.ko
-case "$impl" in
-ours)  [ -f "$ko" ] || die "$ko missing: run 'make KVER=$KVER' first" ;;
-stock) [ -f "$ko" ] || ko= ;;	# ours still goes in when built (swap)
-*) die "VMTEST_IMPL must be ours or stock" ;;
-esac
+name=$KVER
+export VM_DEBUG=${VMTEST_DEBUG:-0}
+if [ "$VM_DEBUG" = 1 ]; then
+	# Ours is built into that kernel; KASAN and lockdep make it slower.
+	vm_debug_kernel "$KVER" >/dev/null || exit 1
+	impl=ours ko= name=$KVER-debug
+	per_test=${VMTEST_TIMEOUT:-240}
+	out=$BFQ_TOP/build/$name
+else
+	case "$impl" in
+	ours)  [ -f "$ko" ] || die "$ko missing: run 'make KVER=$KVER' first" ;;
+	stock) [ -f "$ko" ] || ko= ;;	# ours still goes in when built (swap)
+	*) die "VMTEST_IMPL must be ours or stock" ;;
+	esac
+fi
 
 # The tests: every tests/vm/*.sh but the helpers, or those named.
 tdir=$BFQ_TOP/tests/vm
@@ -90,7 +103,7 @@ clean=$(tr -d '\r' < "$logf")
 : > "$results"
 fails=0
 emit() {
-	echo "$1: vm/$KVER/$2" | tee -a "$results"
+	echo "$1: vm/$name/$2" | tee -a "$results"
 	[ "$1" = PASS ] || fails=$((fails + 1))
 }
 for t in "${tests[@]}"; do
@@ -105,7 +118,7 @@ for t in "${tests[@]}"; do
 	*)    emit FAIL "$t"; echo "   ($t never reported: guest crashed or timed out)" ;;
 	esac
 done
-pat='WARNING:|BUG:|Oops|Call Trace|KASAN|lockdep|possible circular locking'
+pat=$VM_REPORT_RE
 if echo "$clean" | grep -Eq "$pat"; then
 	emit FAIL dmesg-clean
 	echo "$clean" | grep -En "$pat" | head -20 | sed 's/^/   /'
@@ -116,7 +129,7 @@ echo "$clean" | grep -q '^VMTEST-DONE' ||
 	echo "   guest did not finish (qemu status $qrc): see the log's tail"
 total=$(wc -l < "$results")
 echo "vmtest: $((total - fails)) passed, $fails failed"
-log "vm/$KVER: $((end - start)) s wall, $fails failure(s); guest log: $logf"
+log "vm/$name: $((end - start)) s wall, $fails failure(s); guest log: $logf"
 if [ $fails -gt 0 ]; then
 	echo "guest log: $logf" >&2
 	exit 1

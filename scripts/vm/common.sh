@@ -14,14 +14,19 @@ VM_DIR="$BFQ_TOP/scripts/vm"
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # Stock modules the guest needs (their dependencies are added by _vm_deps).
-VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched)
+VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot)
 # Soft dependencies modinfo's "depends" does not list (crc-t10dif asks the
 # crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft"): taken
 # when the kernel has them as modules.
 VM_EXTRA_MODULES=(crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic)
-# Optional host tools copied with their libraries, when installed
-# (scripts/deps.sh installs them): blktrace/blkparse for tests/vm/core-observe.
-VM_EXTRA_BINARIES=(/usr/sbin/blktrace /usr/bin/blkparse)
+# Optional tools copied with their libraries, when present: blktrace and
+# blkparse for tests/vm/core-observe, dmsetup for the stress matrix's
+# stacked devices. scripts/fetch-blktrace.sh builds a
+# release that shows cgroup-tagged notes (Debian 12's 1.2.0 drops them);
+# without it the host's own copies are taken. Tools from the cache go to the
+# guest's /usr/bin.
+VM_TOOLS=$BFQ_CACHE/tools/blktrace
+VM_EXTRA_BINARIES=(/usr/sbin/blktrace /usr/bin/blkparse /usr/sbin/dmsetup)
 
 # _vm_modfile MODDIR NAME: path of NAME.ko[.xz] under MODDIR (- and _ alike).
 _vm_modfile() {
@@ -65,9 +70,11 @@ _vm_base_inputs() {
 		echo /usr/bin/fio
 		ldd /usr/bin/fio | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}'
 		for f in "${VM_EXTRA_BINARIES[@]}"; do
+			[ -x "$VM_TOOLS/${f##*/}" ] && f=$VM_TOOLS/${f##*/}
 			[ -x "$f" ] || continue
 			echo "$f"
-			ldd "$f" | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}'
+			# A static tool has no libraries: ldd says so and fails.
+			ldd "$f" 2>/dev/null | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' || true
 		done
 		_vm_deps "$moddir" "${VM_MODULES[@]}"
 		for n in "${VM_EXTRA_MODULES[@]}"; do
@@ -84,6 +91,8 @@ vm_base_initramfs() {
 	release=$(cat "$dir/release")
 	moddir=$(_vm_moddir "$kver")
 	[ -d "$moddir" ] || die "no kernel modules in $moddir: run scripts/fetch-kernel.sh $kver"
+	"$BFQ_TOP/scripts/fetch-blktrace.sh" > /dev/null ||
+		log "warning: no blktrace 1.3 build; the guest gets the host's blkparse"
 	local inputs
 	inputs=$(_vm_base_inputs "$kver") || exit 1
 	# The key covers the inputs' identity (path, size, mtime), this file
@@ -107,6 +116,7 @@ vm_base_initramfs() {
 	echo "$inputs" | while read -r f; do
 		case "$f" in
 		/bin/busybox|/usr/bin/fio) ;;
+		"$VM_TOOLS"/*) cp "$f" "$stage/usr/bin/${f##*/}" ;;
 		*/kernel/block/bfq.ko*)
 			# The stock scheduler: loaded by path with insmod only,
 			# so modprobe never confuses it with ours.
@@ -165,13 +175,36 @@ vm_overlay() {
 # vm_boot KVER INITRD LOG TIMEOUT APPEND: boot once; the serial console goes
 # to LOG. Returns qemu's status (124 when the host timeout fired).
 # VM_SMP=N sets the guest's vCPU count (default 2).
+# VM_DEBUG=1 boots the debug kernel of KVER (scripts/debug-kernel.sh) instead
+# of Debian's: bfq (ours), null_blk and scsi_debug are built in, so the boot
+# creates no devices of its own and the guest helpers are told (vmbuiltin=1).
+# The base initramfs's Debian modules are simply not used there.
 vm_boot() {
-	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir
+	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir kernel
 	dir=$(kver_dir "$kver")
+	kernel=$dir/vmlinuz
+	if [ "${VM_DEBUG:-0}" = 1 ]; then
+		kernel=$(vm_debug_kernel "$kver") || return 1
+		append="vmbuiltin=1 null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.dev_size_mb=64 scsi_debug.max_queue=8 $append"
+	fi
 	timeout -k 10 "$tmo" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m 2G \
 		-nographic -no-reboot \
-		-kernel "$dir/vmlinuz" -initrd "$initrd" \
+		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 trace_options=norecord-cmd $append" \
 		< /dev/null > "$logf" 2>&1
 }
+
+# vm_debug_kernel KVER: the path of KVER's debug kernel; fails when it has
+# not been built (make debug-kernel KVER=...).
+vm_debug_kernel() {
+	local k
+	k=$(kver_dir "$1")/debug/bzImage
+	[ -f "$k" ] || { echo "no debug kernel $k: run 'make debug-kernel KVER=$1'" >&2; return 1; }
+	echo "$k"
+}
+
+# Kernel log lines that are reports of the checkers (KASAN, lockdep, RCU,
+# list and object debugging, kmemleak, hung task, lockups) or of a WARN/BUG.
+VM_REPORT_RE='WARNING:|BUG:|Oops|Call Trace|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|list_(add|del) corruption|ODEBUG:|unreferenced object|blocked for more than|soft lockup|hard LOCKUP|rcu_sched detected stalls|rcu: INFO|general protection fault|kernel BUG'
+

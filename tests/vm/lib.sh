@@ -1,13 +1,18 @@
 # Guest-side helpers of the VM tests (busybox sh); sourced by tests/vm/*.sh.
 #
 # Both our module and the stock one are module "bfq" and register elevator
-# "bfq": only one of them can be loaded at a time.
+# "bfq": only one of them can be loaded at a time. On the debug kernel
+# (VM_BUILTIN=1) ours is built in, and so are null_blk and scsi_debug: the
+# load/unload helpers then only switch schedulers.
 #   load_ours / load_stock   unload whichever bfq is loaded, insmod this one
 #   load_bfq                 the one the boot asked for (vmimpl=ours|stock)
 #   unload_bfq               switch every device off bfq, then rmmod bfq
 #   mk_nullb NAME [key=value ...]  a null_blk device made through configfs;
 #                            prints the disk name (/dev/<that>)
 #   rm_nullb NAME
+#   sdebug_load [param=value ...]  scsi_debug with one host (module
+#                            parameters; built in: the boot's parameters)
+#   sdebug_unload            remove its hosts (and the module when one)
 #   set_sched DEV SCHED / cur_sched DEV
 #   ok MSG / fail MSG        report a check; the script exits 1 at the end
 #                            (finish) when any check failed
@@ -16,6 +21,7 @@ OURS_KO=/lib/modules/ours/bfq.ko
 STOCK_KO=/lib/modules/stock/bfq.ko
 NULLB_CFS=/sys/kernel/config/nullb
 VM_IMPL=${VM_IMPL:-ours}
+VM_BUILTIN=${VM_BUILTIN:-0}
 FAILS=0
 
 ok()   { echo "ok: $*"; }
@@ -39,12 +45,17 @@ unload_bfq() {
 		[ -e "$q" ] || continue
 		grep -q '\[bfq\]' "$q" && echo none > "$q"
 	done
+	[ "$VM_BUILTIN" = 1 ] && return 0
 	if bfq_loaded; then rmmod bfq || return 1; fi
 	return 0
 }
 
 _load() {
 	unload_bfq || return 1
+	if [ "$VM_BUILTIN" = 1 ]; then
+		echo "bfq is built in ($(uname -r))"
+		return 0
+	fi
 	[ -f "$1" ] || { echo "no $1 in the guest"; return 1; }
 	insmod "$1" || return 1
 	echo "loaded $1 (taint: $(cat /sys/module/bfq/taint 2>/dev/null))"
@@ -62,7 +73,7 @@ load_bfq() {
 # blocksize=512; each key=value is written to the configfs attribute.
 mk_nullb() {
 	local name=$1 d kv; shift
-	grep -q '^null_blk ' /proc/modules ||
+	[ -d /sys/module/null_blk ] ||
 		modprobe null_blk nr_devices=0 || return 1
 	d=$NULLB_CFS/$name
 	mkdir "$d" || return 1
@@ -83,6 +94,23 @@ rm_nullb() {
 	[ -d "$d" ] || return 0
 	echo 0 > "$d/power"
 	rmdir "$d"
+}
+
+SDEBUG_SYS=/sys/bus/pseudo/drivers/scsi_debug
+sdebug_load() {
+	if [ "$VM_BUILTIN" = 1 ]; then
+		echo 1 > $SDEBUG_SYS/add_host
+	else
+		modprobe sd_mod && modprobe scsi_debug "$@"
+	fi
+}
+
+sdebug_unload() {
+	if [ "$VM_BUILTIN" = 1 ]; then
+		echo "-$(cat $SDEBUG_SYS/add_host)" > $SDEBUG_SYS/add_host
+	else
+		rmmod scsi_debug
+	fi
 }
 
 # fiosum FILE: the lines of a fio report worth keeping in the console log.

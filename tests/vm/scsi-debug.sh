@@ -1,10 +1,9 @@
 # bfq on a SCSI disk (scsi_debug): select, do verified I/O, switch away.
 . /tests/lib.sh
-trap 'for q in /sys/block/sd*/queue/scheduler; do echo none > $q; done 2>/dev/null; rmmod scsi_debug 2>/dev/null' EXIT
+trap 'for q in /sys/block/sd*/queue/scheduler; do echo none > $q; done 2>/dev/null; sdebug_unload 2>/dev/null' EXIT
 
 load_bfq || die "insmod of the $VM_IMPL bfq.ko failed"
-modprobe sd_mod || die "modprobe sd_mod failed"
-modprobe scsi_debug dev_size_mb=64 max_queue=8 || die "modprobe scsi_debug failed"
+sdebug_load dev_size_mb=64 max_queue=8 || die "loading scsi_debug failed"
 dev=
 i=0
 while [ $i -lt 50 ] && [ -z "$dev" ]; do
@@ -25,6 +24,6 @@ rc=$?
 tail -n 4 /tmp/fio.out
 check "fio on scsi_debug under bfq exited 0 (rc=$rc)" [ $rc = 0 ]
 check "switch away" set_sched "$dev" none
-check "scsi_debug unloads" rmmod scsi_debug
+check "scsi_debug unloads" sdebug_unload
 check "bfq unloads" unload_bfq
 finish
