@@ -67,7 +67,7 @@ OUT := $(TOP)/build/$(KVER)
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all modules fetch clean kunit vmtest check checkpatch intree \
-	install uninstall demo debug-kernel
+	install uninstall demo debug-kernel stress
 
 all: modules
 
@@ -101,6 +101,12 @@ intree:
 
 debug-kernel:
 	$(TOP)/scripts/debug-kernel.sh $(KVER)
+
+# The stress matrix (tests/stress/README.md): DURATION seconds of stress on
+# the debug kernel, then a short run on Debian's with our module.
+DURATION ?= 300
+stress:
+	$(TOP)/scripts/stress.sh $(KVER) $(DURATION)
 
 install: modules
 	$(TOP)/scripts/install.sh install $(OUT)/bfq.ko
