@@ -81,43 +81,79 @@ cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 # Time limits: each test in the guest, the guest as a whole (watchdog),
 # and the host's, a little later still, in case the guest kernel hangs.
-n=${#tests[@]}
-wd=$((n * per_test + 60))
-host_tmo=$((wd + 60))
-list=$(IFS=,; echo "${tests[*]}")
-log "booting $KVER ($impl bfq.ko) for: ${tests[*]} (log: $logf)"
-if [ "${VMTEST_VERBOSE:-0}" = 1 ]; then
-	touch "$logf"
-	tail -n +1 -f "$logf" & tailpid=$!
-fi
-set +e
-vm_boot "$KVER" "$work/initrd.cpio" "$logf" "$host_tmo" \
-	"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl"
-qrc=$?
-set -e
-[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
-end=$(date +%s)
+# boot_once LOG TEST...: one guest for these tests; qemu's status in qrc.
+boot_once() {
+	local blog=$1 list wd host_tmo; shift
+	wd=$(($# * per_test + 60))
+	host_tmo=$((wd + 60))
+	list=$(IFS=,; echo "$*")
+	log "booting $KVER ($impl bfq.ko) for: $* (log: $blog)"
+	if [ "${VMTEST_VERBOSE:-0}" = 1 ]; then
+		touch "$blog"
+		tail -n +1 -f "$blog" & tailpid=$!
+	fi
+	set +e
+	vm_boot "$KVER" "$work/initrd.cpio" "$blog" "$host_tmo" \
+		"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl"
+	qrc=$?
+	set -e
+	[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
+	tailpid=
+}
 
-# The results, from the serial log (which may carry \r).
-clean=$(tr -d '\r' < "$logf")
 : > "$results"
 fails=0
 emit() {
 	echo "$1: vm/$name/$2" | tee -a "$results"
 	[ "$1" = PASS ] || fails=$((fails + 1))
 }
-for t in "${tests[@]}"; do
-	# Anywhere in a line: a kernel message may have been printed just
-	# before it on the same console line.
-	r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\) .*/\1/p" | head -1)
-	case "$r" in
-	PASS) emit PASS "$t" ;;
-	FAIL) emit FAIL "$t"
-	      echo "$clean" | grep -F "[$t] " | grep -E 'not ok|killed after' |
-		      head -10 | sed 's/^/   /' ;;
-	*)    emit FAIL "$t"; echo "   ($t never reported: guest crashed or timed out)" ;;
-	esac
+# A guest that crashes or hangs in one test fails that test; the tests after
+# it get a fresh boot (at most VMTEST_REBOOTS of them, default 3), so one
+# crash does not hide what the others would show. All boots' logs go into
+# LOG, one after the other, for the report checks below.
+: > "$logf"
+todo=("${tests[@]}")
+boots=0
+while [ ${#todo[@]} -gt 0 ]; do
+	blog=$logf.boot$boots
+	boot_once "$blog" "${todo[@]}"
+	# The serial log may carry \r.
+	clean=$(tr -d '\r' < "$blog")
+	cat "$blog" >> "$logf"
+	rm -f "$blog"
+	rest=()
+	crashed=
+	for t in "${todo[@]}"; do
+		# Anywhere in a line: a kernel message may have been printed
+		# just before it on the same console line.
+		r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\) .*/\1/p" | head -1)
+		case "$r" in
+		PASS) emit PASS "$t" ;;
+		FAIL) emit FAIL "$t"
+		      echo "$clean" | grep -F "[$t] " | grep -E 'not ok|killed after' |
+			      head -10 | sed 's/^/   /' ;;
+		*)    if [ -z "$crashed" ]; then
+				crashed=$t
+				emit FAIL "$t"
+				echo "   ($t never reported: guest crashed or hung, qemu status $qrc; log tail:)"
+				echo "$clean" | tail -n 15 | sed 's/^/   | /'
+			else
+				rest+=("$t")
+			fi ;;
+		esac
+	done
+	boots=$((boots + 1))
+	if [ ${#rest[@]} -gt 0 ] && [ $boots -gt "${VMTEST_REBOOTS:-3}" ]; then
+		for t in "${rest[@]}"; do
+			emit FAIL "$t"; echo "   ($t not run: too many guest crashes)"
+		done
+		rest=()
+	fi
+	todo=("${rest[@]}")
 done
+end=$(date +%s)
+clean=$(tr -d '\r' < "$logf")
+
 pat=$VM_REPORT_RE
 if echo "$clean" | grep -Eq "$pat"; then
 	emit FAIL dmesg-clean
@@ -125,8 +161,7 @@ if echo "$clean" | grep -Eq "$pat"; then
 else
 	emit PASS dmesg-clean
 fi
-echo "$clean" | grep -q '^VMTEST-DONE' ||
-	echo "   guest did not finish (qemu status $qrc): see the log's tail"
+[ $boots -gt 1 ] && echo "   $boots boots: the guest crashed or hung $((boots - 1)) time(s)"
 total=$(wc -l < "$results")
 echo "vmtest: $((total - fails)) passed, $fails failed"
 log "vm/$name: $((end - start)) s wall, $fails failure(s); guest log: $logf"
