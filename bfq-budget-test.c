@@ -128,6 +128,34 @@ static void bfq_rate_queueing_device(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 256000ULL);
 }
 
+/*
+ * The driver gives each request back after 1 ms (busy), sends it again 9 ms
+ * later and completes it 1 ms after that: 2 ms of service per 256 sectors.
+ * The 9 ms it sat requeued are not service time, and a request is counted
+ * once however often it goes out.
+ */
+static void bfq_rate_requeue(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		bfq_rate_dispatched(&r, now, true, 0);
+		now += NSEC_PER_MSEC;
+		bfq_rate_requeued(&r, now, 0);
+		now += 9 * NSEC_PER_MSEC;
+		bfq_rate_redispatched(&r, now, 0);
+		now += NSEC_PER_MSEC;
+		if (i == 9)
+			KUNIT_EXPECT_EQ(test, r.win_rqs, 10U);
+		bfq_rate_completed(&r, now, 256, 0);
+		now += NSEC_PER_MSEC;
+	}
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 128000ULL);
+}
+
 /* The estimate rises halfway to a faster sample, falls 1/8 to a slower. */
 static void bfq_rate_filter(struct kunit *test)
 {
@@ -160,6 +188,7 @@ static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE(bfq_rate_sequential_sample),
 	KUNIT_CASE(bfq_rate_rejects_weak_samples),
 	KUNIT_CASE(bfq_rate_queueing_device),
+	KUNIT_CASE(bfq_rate_requeue),
 	KUNIT_CASE(bfq_rate_filter),
 	KUNIT_CASE(bfq_rate_auto_budget_bounds),
 	{}

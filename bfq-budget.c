@@ -152,6 +152,29 @@ void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
 	}
 }
 
+/*
+ * The driver gave a request back at @now_ns; @in_driver are still there. It
+ * was counted when it left, and it served nothing: end the busy period if
+ * the device is now empty, so that the time until it goes out again is not
+ * taken for service time. Its return trip is bfq_rate_redispatched().
+ */
+void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver)
+{
+	bfq_rate_completed(r, now_ns, 0, in_driver);
+}
+
+/*
+ * A requeued request left again at @now_ns, the device holding @in_driver
+ * before it: a new busy period if it was empty, but not a new request of
+ * the window (it was counted the first time).
+ */
+void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
+			   unsigned int in_driver)
+{
+	if (r->win_open && !in_driver)
+		r->busy_since_ns = now_ns;
+}
+
 /* Rule 3: max_budget for max_budget=0, or 0 while the rate is unknown. */
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms)
 {

@@ -773,6 +773,9 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		bfqd->nr_queued--;
+		if (bfq_rq_prepared(rq) && rq_bfqq(rq))
+			bfq_rate_redispatched(&bfqd->rate, ktime_get_ns(),
+					      bfqd->rq_in_driver);
 	} else {
 		rq = bfq_dispatch_from_queues(bfqd);
 	}
@@ -931,6 +934,8 @@ static void bfq_requeue_request(struct request *rq)
 		bfqq->nr_in_driver--;
 		bfqq->bfqd->rq_in_driver--;
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
+		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
+				  bfqq->bfqd->rq_in_driver);
 	}
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
 }

@@ -223,6 +223,9 @@ void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 			 unsigned int in_driver);
 void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
 			unsigned int in_driver);
+void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver);
+void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
+			   unsigned int in_driver);
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
 
 #endif /* _BFQ_IOSCHED_H */
