@@ -67,7 +67,7 @@ OUT := $(TOP)/build/$(KVER)
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all modules fetch clean kunit vmtest check checkpatch intree \
-	install uninstall demo debug-kernel stress
+	install uninstall demo debug-kernel vmtest-debug stress
 
 all: modules
 
@@ -91,7 +91,13 @@ kunit:
 	$(TOP)/scripts/kunit.sh $(KVER)
 
 vmtest: modules
-	$(TOP)/scripts/vmtest.sh $(KVER)
+	$(TOP)/scripts/vmtest.sh $(KVER) $(TESTS)
+
+# The VM tests that make sense with bfq built in, on the debug kernel.
+DEBUG_TESTS ?= tunables fio-verify fio-slowdev scsi-debug core-classes \
+	core-strict core-observe
+vmtest-debug:
+	VMTEST_DEBUG=1 $(TOP)/scripts/vmtest.sh $(KVER) $(DEBUG_TESTS)
 
 checkpatch: fetch
 	$(TOP)/scripts/checkpatch.sh $(KVER)
