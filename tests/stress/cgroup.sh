@@ -28,7 +28,7 @@ while s_running; do
 	    --offset=128M --size=64M --numjobs=2
 	rpid=$FIO_PID
 	while { kill -0 $wpid || kill -0 $rpid; } 2>/dev/null && s_running; do
-		for p in $(s_pids $wpid) $(s_pids $rpid); do
+		for p in $(pidof fio); do
 			if s_cg_move $p; then ITER=$((ITER + 1))
 			else s_err "move of $p refused"; fi
 		done
@@ -38,9 +38,9 @@ while s_running; do
 			g=$CG/stress/t$tmp
 			mkdir $g || { s_err "mkdir $g"; continue; }
 			s_cg_weight $g
-			set -- $(s_pids $wpid)
-			shift $(( $# > 1 ? 1 + $(rnd $(($# - 1))) : 0 ))
-			p=${1:-}
+			set -- $(pidof fio) ""
+			shift $(rnd $#)
+			p=$1
 			if [ -n "$p" ] && s_cg_move $p $g; then
 				ITER=$((ITER + 1))
 				usleep $(rnd 100000)

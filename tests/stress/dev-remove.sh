@@ -37,8 +37,10 @@ while [ "$(date +%s)" -lt $half ]; do
 	esac
 	dev=$(s_nullb dr0 size=64 hw_queue_depth=$((1 + $(rnd 32))) $opts) ||
 		{ s_err "cannot make null_blk dr0 ($opts)"; break; }
+	base=$(s_ios $dev)
 	lossy_fio "$dev" dr-$n
-	usleep $((300000 + $(rnd 1500000)))
+	s_io_wait $dev $base || echo "no I/O on $dev 20 s after fio started"
+	usleep $((100000 + $(rnd 1000000)))
 	if echo 0 > $NULLB_CFS/dr0/power; then ITER=$((ITER + 1))
 	else s_err "power=0 refused"; fi
 	# Sometimes the directory goes at once, under the still-open disk.
@@ -70,11 +72,14 @@ s_sd_fini() { [ -e $SD/add_host ] && [ "$(cat $SD/add_host)" != 0 ] && sdebug_un
 
 if sdebug_load dev_size_mb=64 max_queue=8 && sd=$(sd_wait); then
 	m=0
-	while s_running; do
+	# At least one round, however long the null_blk half took.
+	while [ $m = 0 ] || s_running; do
 		m=$((m + 1))
 		set_sched "$sd" bfq || { s_err "cannot select bfq on $sd"; break; }
+		base=$(s_ios $sd)
 		lossy_fio "$sd" sd-$m
-		usleep $((300000 + $(rnd 1500000)))
+		s_io_wait $sd $base || echo "no I/O on $sd 20 s after fio started"
+		usleep $((100000 + $(rnd 1000000)))
 		if echo 1 > /sys/block/$sd/device/delete; then ITER=$((ITER + 1))
 		else s_err "delete of $sd refused"; fi
 		fio_collect sd-$m $FIO_PID lossy

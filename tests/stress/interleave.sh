@@ -18,7 +18,7 @@ cpid=$!
 
 fio_bg il-prep --filename=/dev/$dev --direct=1 --bs=4k --verify=crc32c \
     --do_verify=0 --name=prep --ioengine=libaio --iodepth=16 --rw=write \
-    --offset=0 --size=16M
+    --offset=0 --size=4M
 fio_collect il-prep $FIO_PID load
 
 run=0
@@ -26,10 +26,10 @@ while s_running; do
 	run=$((run + 1))
 	if [ $((run % 2)) = 1 ]; then eng="--ioengine=psync"
 	else eng="--ioengine=libaio --iodepth=4"; fi
-	# size: each job's last block stays inside the 16 MiB written.
+	# size: each job's last block stays inside the 4 MiB written.
 	fio_bg il-$run --filename=/dev/$dev --direct=1 --bs=4k \
 	    --verify=crc32c --verify_fatal=1 --runtime=$(s_left) $eng \
-	    --rw=read:12k --size=$((16384 - 16))k \
+	    --rw=read:12k --size=$((4096 - 16))k \
 	    --name=r0 --offset=0 --name=r1 --offset=4k \
 	    --name=r2 --offset=8k --name=r3 --offset=12k
 	fio_collect il-$run $FIO_PID verify

@@ -23,7 +23,7 @@ while s_running; do
 	    --offset=64M --size=64M --numjobs=2
 	rpid=$FIO_PID
 	while { kill -0 $wpid || kill -0 $rpid; } 2>/dev/null && s_running; do
-		for p in $(s_pids $wpid) $(s_pids $rpid); do
+		for p in $(pidof fio); do
 			c=$((1 + $(rnd 3))) n=$(rnd 8)
 			if ! ionice -c $c -n $n -p $p 2>/dev/null; then
 				kill -0 $p 2>/dev/null && s_err "ionice -c $c -n $n -p $p failed"

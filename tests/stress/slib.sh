@@ -124,6 +124,24 @@ s_nullb() {
 	echo "$d"
 }
 
+# s_ios DEV: reads + writes DEV has completed. s_io_wait DEV BASE [SECS]:
+# wait (at most SECS, default 20) until that passes BASE by 16 (fio starts
+# slowly under KASAN).
+s_ios() {
+	local st
+	st=$(cat /sys/block/$1/stat 2>/dev/null) || { echo 0; return; }
+	set -- $st
+	echo $(($1 + $5))
+}
+s_io_wait() {
+	local n=0
+	while [ $n -lt $((${3:-20} * 10)) ]; do
+		[ "$(s_ios $1)" -gt $(($2 + 16)) ] && return 0
+		usleep 100000; n=$((n + 1))
+	done
+	return 1
+}
+
 # s_pids PID: PID and its descendants (fio forks its jobs).
 s_pids() {
 	cat /proc/[0-9]*/stat 2>/dev/null | sed 's/ (.*) / x /' |

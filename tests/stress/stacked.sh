@@ -80,7 +80,7 @@ movefor() {
 	local end=$(($(date +%s) + $2)) p
 	while kill -0 $1 2>/dev/null && [ "$(date +%s)" -lt $end ]; do
 		if [ $cg = 1 ]; then
-			for p in $(s_pids $1); do s_cg_move $p || s_err "move of $p refused"; done
+			for p in $(pidof fio); do s_cg_move $p || s_err "move of $p refused"; done
 		fi
 		usleep $((50000 + $(rnd 200000)))
 	done
