@@ -57,23 +57,26 @@ for n in "$@"; do
 	set -e
 	t1=$(date +%s)
 	txt=$out/$n-$KVER.txt
-	if tr -d '\r' < "$logf" | grep -q "BENCH-TABLE-END"; then
+	# Read once: with pipefail, `tr | grep -q` fails when grep stops
+	# reading early and tr gets SIGPIPE.
+	clean=$(tr -d '\r' < "$logf")
+	if grep -q "BENCH-TABLE-END" <<< "$clean"; then
 		{
 			echo "# bench $n on $KVER, -smp $smp, $rounds round(s), $(date -u +%F' '%T) UTC, $((t1 - t0)) s wall, host load $(cut -d' ' -f1-3 /proc/loadavg)"
 			echo "# ours: HEAD $ours"
-			tr -d '\r' < "$logf" | sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' |
+			sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' <<< "$clean" |
 				grep -v 'BENCH-TABLE-'
 		} > "$txt"
 		cat "$txt"
 		echo "saved: $txt"
 	else
 		echo "bench $n: no table (guest failed?); log: $logf" >&2
-		tr -d '\r' < "$logf" | grep -E 'BENCH-ERROR|not ok|Oops|BUG:|WARNING:' | head >&2 || true
+		grep -E 'BENCH-ERROR|not ok|Oops|BUG:|WARNING:' <<< "$clean" | head >&2 || true
 		rc=1
 	fi
-	if tr -d '\r' < "$logf" | grep -Eq 'WARNING:|BUG:|Oops|Call Trace'; then
+	if grep -Eq 'WARNING:|BUG:|Oops|Call Trace' <<< "$clean"; then
 		echo "bench $n: kernel warnings in the guest log:" >&2
-		tr -d '\r' < "$logf" | grep -E -A3 'WARNING:|BUG:|Oops' | head -20 >&2
+		grep -E -A3 'WARNING:|BUG:|Oops' <<< "$clean" | head -20 >&2 || true
 	fi
 done
 exit $rc
