@@ -28,6 +28,11 @@
  *    blk-mq did not prepare through us bypass the queues in
  *    bfq_data.dispatch_head and are dispatched first.
  *
+ * 5. Low latency (bfq-wr.c). The life cycle tells it when a sync queue is
+ *    born, becomes backlogged, dispatches, is selected, expires and becomes
+ *    idle; it answers with a weight (bfq_queue_weight()) and with whether
+ *    the device must idle for a queue (bfq_should_idle()).
+ *
  * References (all counted in bfq_queue.ref, under bfq_data.lock):
  *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq;
  *  - bfq_data owns one reference to each async queue, dropped at exit_sched;
@@ -37,7 +42,9 @@
  *    service (it may idle there with no request, its process gone);
  *  - a queue waiting on the service layer holds queued requests and lives
  *    through them; the idle tree owns no reference: bfq_put_queue() takes
- *    a freed queue's entity off it.
+ *    a freed queue's entity off it;
+ *  - the low-latency lists (raised queues, burst members) own none:
+ *    bfq_put_queue() takes a freed queue off them (bfq_wr_queue_exit()).
  *  prepare_request takes a reference on the io context (ioc_find_get_icq);
  *  finish_request drops it, so an icq outlives the requests that name it.
  *
@@ -152,25 +159,6 @@ static struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 	return icq ? container_of(icq, struct bfq_io_cq, icq) : NULL;
 }
 
-static dev_t bfq_dev(struct bfq_data *bfqd)
-{
-	return bfqd->queue->disk ? disk_devt(bfqd->queue->disk) : 0;
-}
-
-/*
- * Each decision goes to the bfq tracepoints and, while blktrace runs on
- * the device, into its stream as a message, where blkparse shows it among
- * the I/O events.
- */
-#define bfq_log(bfqd, bfqq, fmt, ...)					\
-	do {								\
-		const struct bfq_queue *__q __maybe_unused = (bfqq);	\
-									\
-		blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt,	\
-				  __q->pid, __q->sync ? 'S' : 'A',	\
-				  ##__VA_ARGS__);			\
-	} while (0)
-
 static const char *const bfq_expire_names[] = {
 	[BFQ_EXP_EMPTY]		= "empty",
 	[BFQ_EXP_IDLE_TIMEOUT]	= "idle_timeout",
@@ -231,8 +219,7 @@ static void bfq_queue_set_ioprio(struct bfq_queue *bfqq, unsigned short ioprio)
 {
 	bfqq->ioprio_class = bfq_class_of(ioprio);
 	bfqq->ioprio_level = IOPRIO_PRIO_LEVEL(ioprio);
-	bfq_entity_set_prio(&bfqq->entity,
-			    bfq_ioprio_to_weight(bfqq->ioprio_level),
+	bfq_entity_set_prio(&bfqq->entity, bfq_queue_weight(bfqq),
 			    bfqq->ioprio_class);
 }
 
@@ -246,6 +233,7 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->sync = sync;
 	bfqq->sort_list = RB_ROOT;
 	INIT_LIST_HEAD(&bfqq->fifo);
+	bfq_wr_queue_init(bfqq);
 	bfq_queue_set_ioprio(bfqq, ioprio);
 }
 
@@ -282,6 +270,7 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued))
 		return;
 	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
+	bfq_wr_queue_exit(bfqd, bfqq);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
@@ -310,6 +299,7 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 		bic->sync_bfqq = bfq_queue_create(bfqd, true, ioprio);
 		if (!bic->sync_bfqq)
 			return &bfqd->fallback_bfqq;
+		bfq_wr_queue_born(bfqd, bic->sync_bfqq, ktime_get_ns());
 	} else {
 		bfq_queue_set_ioprio(bic->sync_bfqq, ioprio);
 	}
@@ -457,6 +447,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
+	bfq_wr_backlogged(bfqd, bfqq, ktime_get_ns());
 	if (bfq_absence_was_short(bfqd, bfqq))
 		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
 	else
@@ -492,6 +483,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
 		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
 		bfq_busy_clear(bfqd, bfqq);
+		bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
 }
 
@@ -557,17 +549,24 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
 
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
- * its next request: always with strict_guarantees; when queues of
- * different weights or classes compete, because serving another queue now
- * would give it more than its share; and for a sequential queue on a
- * device that does not queue internally or seeks (rotational), where the
- * next request of the same queue is the cheapest one to serve.
+ * its next request: always with strict_guarantees; never for a queue born
+ * in a large burst (bfq-wr.c, rule 4: the batch needs throughput); for a
+ * weight-raised queue (bfq-wr.c, rule 5: a user waits for its next
+ * request); when queues of different weights or classes compete, because
+ * serving another queue now would give it more than its share; and for a
+ * sequential queue on a device that does not queue internally or seeks
+ * (rotational), where the next request of the same queue is the cheapest
+ * one to serve.
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	if (!READ_ONCE(bfqd->tun.slice_idle_ns) || !bfqq->sync)
 		return false;
-	if (READ_ONCE(bfqd->tun.strict_guarantees) || !bfq_symmetric(bfqd))
+	if (READ_ONCE(bfqd->tun.strict_guarantees))
+		return true;
+	if (bfq_wr_in_large_burst(bfqd, bfqq))
+		return false;
+	if (bfq_wr_protected(bfqd, bfqq) || !bfq_symmetric(bfqd))
 		return true;
 	return !bfq_seeky(bfqq) &&
 	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);
@@ -637,6 +636,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	struct bfq_entity *entity = &bfqq->entity;
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
+	u64 now_ns = ktime_get_ns();
 	unsigned int charge;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -646,7 +646,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	charge = bfq_turn_charge(bfq_timeout_charge(bfqd, max_budget), served,
 				 why);
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
-		bfqq->idle_expired_ns = ktime_get_ns();
+		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
 		entity->budget_sectors = bfq_next_budget(max_budget,
 							 entity->budget_sectors,
@@ -659,6 +659,8 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 		bfq_expire_names[why], served, charge, entity->budget_sectors);
 	if (!bfqq->nr_queued)
 		bfq_busy_clear(bfqd, bfqq);
+	bfq_wr_expired(bfqd, bfqq, why, now_ns);
+	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
 	bfq_put_queue(bfqq);
 }
@@ -688,6 +690,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 		return NULL;
 	bfqd->in_service_bfqq = container_of(entity, struct bfq_queue, entity);
 	bfq_get_queue(bfqd->in_service_bfqq);
+	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, ktime_get_ns());
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
 	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
@@ -752,6 +755,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 				    bfqd->rq_in_driver);
 		bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
+		bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
 				   blk_rq_sectors(rq),
 				   bfqq->entity.service_sectors,
@@ -875,12 +879,15 @@ static void bfq_prepare_request(struct request *rq)
 static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     struct request *rq)
 {
+	u64 now_ns = ktime_get_ns();
+
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
-	bfq_rate_completed(&bfqd->rate, ktime_get_ns(),
-			   rq_dispatched_sectors(rq), bfqd->rq_in_driver);
+	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
+			   bfqd->rq_in_driver);
+	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
 	    !bfqq->nr_in_driver && !bfqd->idling) {
 		if (bfq_should_idle(bfqd, bfqq))
@@ -1119,6 +1126,7 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	bfqd->idle_timer.function = bfq_idle_timer_fn;
 	bfq_sched_init(&bfqd->sched);
+	bfq_wr_init(bfqd);
 	INIT_LIST_HEAD(&bfqd->dispatch_head);
 	bfq_tunables_init(&bfqd->tun);
 	bfq_queue_init(bfqd, &bfqd->fallback_bfqq, false,
@@ -1225,6 +1233,14 @@ static const struct bfq_tunable_desc bfq_tunable_descs[] = {
 						1, 600000),
 };
 
+/* low_latency was written 0: every weight raising ends now (bfq-wr.c). */
+static void bfq_low_latency_off(struct bfq_data *bfqd)
+{
+	spin_lock_irq(&bfqd->lock);
+	bfq_wr_end_all(bfqd);
+	spin_unlock_irq(&bfqd->lock);
+}
+
 /* Parse a write to tunable @d into its stored value, or return an error. */
 static int bfq_tunable_parse(const struct bfq_tunable_desc *d,
 			     const char *buf, u64 *stored)
@@ -1268,6 +1284,8 @@ static ssize_t bfq_tunable_store(struct elevator_queue *e, const char *page,
 	if (ret)
 		return ret;
 	WRITE_ONCE(*bfq_tunable_field(e->elevator_data, d), val);
+	if (id == BFQ_T_LOW_LATENCY && !val)
+		bfq_low_latency_off(e->elevator_data);
 	return count;
 }
 
@@ -1316,17 +1334,26 @@ static struct elv_fs_entry bfq_attrs[] = {
 
 #ifdef CONFIG_BLK_DEBUG_FS
 static const char *const bfq_class_names[] = { "RT", "BE", "IDLE" };
+static const char *const bfq_burst_names[] = {
+	[BFQ_BURST_NONE]	= "none",
+	[BFQ_BURST_MEMBER]	= "member",
+	[BFQ_BURST_LARGE]	= "large",
+};
 
 static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 			   const char *state)
 {
 	const struct bfq_entity *e = &bfqq->entity;
 
-	seq_printf(m, "bfq%d%c %s class=%s weight=%u budget=%u service=%u start=%llu finish=%llu queued=%u in_driver=%u%s\n",
+	seq_printf(m, "bfq%d%c %s class=%s weight=%u budget=%u service=%u start=%llu finish=%llu queued=%u in_driver=%u%s",
 		   bfqq->pid, bfqq->sync ? 'S' : 'A', state,
 		   bfq_class_names[e->class_idx], e->weight, e->budget_sectors,
 		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
 		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
+	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s\n",
+		   bfqq->wr.coeff, bfq_wr_left_ms(bfqq, ktime_get_ns()),
+		   bfqq->wr.kind == BFQ_WR_SOFT_RT,
+		   bfq_burst_names[bfqq->wr.burst]);
 }
 
 /* The queue in service, then every backlogged queue by class and finish. */
@@ -1373,6 +1400,9 @@ static int bfq_service_trees_show(void *data, struct seq_file *m)
 	}
 	seq_printf(m, "busy_sync_kinds=%u symmetric=%d\n", bfqd->busy_kinds,
 		   bfq_symmetric(bfqd));
+	seq_printf(m, "wr_raised=%u burst_size=%u burst_large=%d\n",
+		   bfqd->wr.nr_raised, bfqd->wr.burst.size,
+		   bfqd->wr.burst.large);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

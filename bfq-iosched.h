@@ -7,6 +7,7 @@
 #define _BFQ_IOSCHED_H
 
 #include <linux/blkdev.h>
+#include <linux/blktrace_api.h>
 #include <linux/ioprio.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
@@ -79,6 +80,54 @@ struct bfq_sched_data {
 
 struct bfq_data;
 
+/* Kinds of weight raising (bfq-wr.c). */
+enum bfq_wr_kind {
+	BFQ_WR_NONE,
+	BFQ_WR_INTERACTIVE,	/* a new or long idle queue: start-up */
+	BFQ_WR_SOFT_RT,		/* periodic batches at a low rate */
+};
+
+/* Why a raising ended, for the bfq_wr_end tracepoint. */
+enum bfq_wr_end_reason {
+	BFQ_WR_END_EXPIRED,	/* its duration passed */
+	BFQ_WR_END_BULK,	/* it kept the device busy like a bulk reader */
+	BFQ_WR_END_OFF,		/* low_latency was written 0 */
+	BFQ_WR_END_BURST,	/* its queue turned out to be in a large burst */
+	BFQ_WR_END_CLASS,	/* it left the BE class */
+	BFQ_WR_END_EXIT,	/* its queue is freed */
+};
+
+/* A queue's membership of the burst of queue creations (bfq-wr.c). */
+enum bfq_burst_member {
+	BFQ_BURST_NONE,		/* not in the current burst (or born before) */
+	BFQ_BURST_MEMBER,	/* in the current burst, not large (yet) */
+	BFQ_BURST_LARGE,	/* born in a large burst: for the queue's life */
+};
+
+/*
+ * Low-latency state of one queue (bfq-wr.c); bfq_data.lock. Lists:
+ * raised_node is on bfq_wr_data.raised while coeff > 1, burst_node on
+ * bfq_wr_data.burst_members while burst == BFQ_BURST_MEMBER; neither
+ * holds a reference (see the lifetime rule in bfq-wr.c).
+ */
+struct bfq_wr_queue {
+	enum bfq_wr_kind kind;
+	unsigned int coeff;		/* weight multiplier; 1: not raised */
+	u64 start_ns, dur_ns;		/* the current raising */
+	unsigned int greedy_turns;	/* raised turns ended by budget/timeout */
+	struct list_head raised_node;
+
+	bool seen_busy;			/* backlogged at least once */
+	bool idle;			/* nothing queued nor in the device */
+	u64 idle_since_ns;		/* valid while idle */
+	u64 busy_since_ns;		/* start of the last busy period */
+	u64 busy_sectors;		/* dispatched since busy_since_ns */
+	u64 softrt_next_start_ns;	/* earliest soft real-time arrival */
+
+	enum bfq_burst_member burst;
+	struct list_head burst_node;
+};
+
 /*
  * A process's queue of sync requests, or the shared queue of async requests
  * of one (class, level). Lifetime: see "References" in bfq-iosched.c.
@@ -108,6 +157,8 @@ struct bfq_queue {
 	bool busy;
 	enum bfq_class busy_class;
 	unsigned short busy_level;
+
+	struct bfq_wr_queue wr;
 };
 
 /*
@@ -159,6 +210,24 @@ struct bfq_rate {
 	unsigned int win_rqs, win_seq_rqs; /* dispatched inside the window */
 };
 
+/*
+ * The burst of queue creations, as plain values (bfq_burst_birth()):
+ * births less than BFQ_BURST_WINDOW_MS apart belong to one burst.
+ */
+struct bfq_burst {
+	u64 last_birth_ns;
+	unsigned int size;		/* births in the burst; 0: none yet */
+	bool large;
+};
+
+/* Per device low-latency state (bfq-wr.c), bfq_data.lock. */
+struct bfq_wr_data {
+	struct bfq_burst burst;
+	struct list_head burst_members;	/* of a burst that is not large */
+	struct list_head raised;	/* queues with wr.coeff > 1 */
+	unsigned int nr_raised;
+};
+
 /* Per device (request queue) scheduler state. */
 struct bfq_data {
 	struct request_queue *queue;
@@ -175,6 +244,7 @@ struct bfq_data {
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	struct bfq_rate rate;
+	struct bfq_wr_data wr;
 	/*
 	 * Busy sync queues per (class, level) and the number of such pairs
 	 * in use: one pair means the active queues are symmetric.
@@ -227,5 +297,73 @@ void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver);
 void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
 			   unsigned int in_driver);
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
+
+/* bfq-wr.c: weight raising and bursts (low_latency). bfq_data.lock. */
+struct bfq_wr_arrival {
+	bool new_queue;			/* never backlogged before */
+	bool was_idle;			/* idle since idle_since_ns */
+	bool large_burst;		/* born in a large burst */
+	u64 now_ns, idle_since_ns, softrt_next_start_ns;
+};
+
+enum bfq_burst_step {
+	BFQ_BURST_STARTED,		/* the birth starts a new burst */
+	BFQ_BURST_JOINED,		/* it joins a burst, not large */
+	BFQ_BURST_TURNED_LARGE,		/* it makes the burst large */
+	BFQ_BURST_IN_LARGE,		/* it joins a large burst */
+};
+
+u64 bfq_wr_duration_ns(u64 peak_sectors_per_sec);
+u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
+			     u64 idle_at_ns, u64 min_gap_ns);
+enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a);
+unsigned int bfq_wr_greedy_turns(unsigned int turns,
+				 enum bfq_expire_reason why);
+enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns);
+
+void bfq_wr_init(struct bfq_data *bfqd);
+void bfq_wr_queue_init(struct bfq_queue *bfqq);
+void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns);
+void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns);
+void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors);
+void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns);
+void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		     u64 now_ns);
+void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    enum bfq_expire_reason why, u64 now_ns);
+void bfq_wr_end_all(struct bfq_data *bfqd);
+bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
+			   const struct bfq_queue *bfqq);
+u64 bfq_wr_left_ms(const struct bfq_queue *bfqq, u64 now_ns);
+
+/* The weight the service layer sees: the ioprio's, times any raising. */
+static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)
+{
+	return bfq_ioprio_to_weight(bfqq->ioprio_level) * bfqq->wr.coeff;
+}
+
+static inline dev_t bfq_dev(struct bfq_data *bfqd)
+{
+	return bfqd->queue->disk ? disk_devt(bfqd->queue->disk) : 0;
+}
+
+/*
+ * Each decision goes to the bfq tracepoints and, while blktrace runs on
+ * the device, into its stream as a message, where blkparse shows it among
+ * the I/O events.
+ */
+#define bfq_log(bfqd, bfqq, fmt, ...)					\
+	do {								\
+		const struct bfq_queue *__q __maybe_unused = (bfqq);	\
+									\
+		blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt,	\
+				  __q->pid, __q->sync ? 'S' : 'A',	\
+				  ##__VA_ARGS__);			\
+	} while (0)
 
 #endif /* _BFQ_IOSCHED_H */

@@ -2,7 +2,8 @@
 /*
  * BFQ tracepoints: fired where the scheduler decides something (a queue
  * becomes backlogged, is selected, dispatches, starts or stops idling, is
- * expired), keyed by the device's dev_t and the queue's pid.
+ * expired, its weight raising starts or ends), keyed by the device's
+ * dev_t and the queue's pid.
  * Enable with: echo 1 > /sys/kernel/tracing/events/bfq/enable
  */
 #undef TRACE_SYSTEM
@@ -115,6 +116,47 @@ DEFINE_EVENT(bfq_idle_class, bfq_idle_start,
 DEFINE_EVENT(bfq_idle_class, bfq_idle_stop,
 	     TP_PROTO(dev_t dev, pid_t pid, u64 slice_ns),
 	     TP_ARGS(dev, pid, slice_ns));
+
+TRACE_EVENT(bfq_wr_start,
+	    TP_PROTO(dev_t dev, pid_t pid, bool soft_rt, unsigned int coeff,
+		     unsigned int duration_ms),
+	    TP_ARGS(dev, pid, soft_rt, coeff, duration_ms),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(bool, soft_rt)
+			     __field(unsigned int, coeff)
+			     __field(unsigned int, duration_ms)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pid = pid;
+			   __entry->soft_rt = soft_rt;
+			   __entry->coeff = coeff;
+			   __entry->duration_ms = duration_ms;),
+	    TP_printk("%d,%d bfq%d %s coeff=%u duration=%ums",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __entry->soft_rt ? "soft_rt" : "interactive",
+		      __entry->coeff, __entry->duration_ms));
+
+TRACE_EVENT(bfq_wr_end,
+	    TP_PROTO(dev_t dev, pid_t pid, int reason, unsigned int raised_ms),
+	    TP_ARGS(dev, pid, reason, raised_ms),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(int, reason)
+			     __field(unsigned int, raised_ms)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pid = pid;
+			   __entry->reason = reason;
+			   __entry->raised_ms = raised_ms;),
+	    TP_printk("%d,%d bfq%d %s after=%ums",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __print_symbolic(__entry->reason,
+				       { BFQ_WR_END_EXPIRED, "expired" },
+				       { BFQ_WR_END_BULK, "bulk" },
+				       { BFQ_WR_END_OFF, "low_latency_off" },
+				       { BFQ_WR_END_BURST, "large_burst" },
+				       { BFQ_WR_END_CLASS, "class" },
+				       { BFQ_WR_END_EXIT, "exit" }),
+		      __entry->raised_ms));
 
 #endif /* _TRACE_BFQ_H */
 

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the low-latency arithmetic and state machines
+ * (bfq-wr.c), #included at its end: raising duration from the peak rate,
+ * soft real-time next start and detection on synthetic arrival patterns,
+ * the raising decision, greedy turns and the burst state machine.
+ */
+#include <kunit/test.h>
+
+#define MS(x)	((u64)(x) * NSEC_PER_MSEC)
+
+/* ---- raising duration ---------------------------------------------- */
+
+struct bfq_wr_duration_case {
+	const char *desc;
+	u64 peak_sectors_per_sec;
+	u64 ms;				/* expected */
+};
+
+static const struct bfq_wr_duration_case bfq_wr_duration_cases[] = {
+	{ "rate unknown", 0, BFQ_WR_UNKNOWN_RATE_MS },
+	/* 100 MB/s disk: 512 MiB / 195312 sectors/s = 5.37 s. */
+	{ "disk 100 MB/s", 195312, 5368 },
+	/* 500 MB/s SATA SSD: 1.07 s. */
+	{ "ssd 500 MB/s", 976562, 1073 },
+	{ "exactly the floor", 1048576, BFQ_WR_MIN_DURATION_MS },
+	{ "nvme 3 GB/s floored", 5859375, BFQ_WR_MIN_DURATION_MS },
+	{ "slow device capped", 8000, BFQ_WR_MAX_DURATION_MS },
+	{ "1 sector/s capped", 1, BFQ_WR_MAX_DURATION_MS },
+	{ "huge rate floored", U64_MAX, BFQ_WR_MIN_DURATION_MS },
+};
+
+static void bfq_wr_duration_desc(const struct bfq_wr_duration_case *c,
+				 char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_wr_duration, bfq_wr_duration_cases,
+		  bfq_wr_duration_desc);
+
+static void bfq_wr_duration_ns_table(struct kunit *test)
+{
+	const struct bfq_wr_duration_case *c = test->param_value;
+	u64 ns = bfq_wr_duration_ns(c->peak_sectors_per_sec);
+
+	KUNIT_EXPECT_EQ(test, ns, MS(c->ms));
+	KUNIT_EXPECT_GE(test, ns, MS(BFQ_WR_MIN_DURATION_MS));
+	KUNIT_EXPECT_LE(test, ns, MS(BFQ_WR_MAX_DURATION_MS));
+}
+
+/* A faster device never gets a longer raising. */
+static void bfq_wr_duration_ns_monotonic(struct kunit *test)
+{
+	u64 rate, prev = U64_MAX;
+
+	for (rate = 1; rate < (1ULL << 36); rate = rate * 3 + 1) {
+		u64 ns = bfq_wr_duration_ns(rate);
+
+		KUNIT_EXPECT_LE_MSG(test, ns, prev, "rate %llu", rate);
+		prev = ns;
+	}
+}
+
+/* ---- soft real-time next start -------------------------------------- */
+
+struct bfq_softrt_case {
+	const char *desc;
+	u64 busy_since_ms, busy_sectors, idle_at_ms, gap_ms;
+	u64 next_ns;			/* expected */
+};
+
+static const struct bfq_softrt_case bfq_softrt_cases[] = {
+	/* 16 MiB/s is 32768 sectors/s: 32768 sectors last one second. */
+	{ "rate bound dominates", 1000, 32768, 1010, 8, MS(2000) },
+	{ "gap dominates", 1000, 8, 1010, 8, MS(1018) },
+	{ "gap floored with slice_idle 0", 1000, 8, 1010, 0,
+	  MS(1010 + BFQ_SOFTRT_MIN_GAP_MS) },
+	{ "longer slice_idle is the gap", 1000, 8, 1010, 20, MS(1030) },
+	/* 200 KiB frame: 400 sectors = 12.2 ms at the maximum rate. */
+	{ "video frame", 0, 400, 2, 8, 12207031 },
+	{ "huge period capped", 0, U64_MAX, 0, 8,
+	  (u64)U32_MAX * NSEC_PER_SEC / BFQ_SOFTRT_MAX_SECTORS_PER_SEC },
+};
+
+static void bfq_softrt_desc(const struct bfq_softrt_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_softrt, bfq_softrt_cases, bfq_softrt_desc);
+
+static void bfq_softrt_next_start_ns_table(struct kunit *test)
+{
+	const struct bfq_softrt_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test,
+			bfq_softrt_next_start_ns(MS(c->busy_since_ms),
+						 c->busy_sectors,
+						 MS(c->idle_at_ms),
+						 MS(c->gap_ms)),
+			c->next_ns);
+}
+
+/*
+ * A synthetic arrival pattern: a queue issues @nr batches of
+ * @sectors each; the device serves a batch in @service_us; batch i
+ * arrives at i * @period_us, or, for a back-to-back reader (period 0),
+ * @think_us after the previous batch completed. Every @early_every-th
+ * batch (if not 0) arrives @early_us before its time.
+ */
+struct bfq_softrt_pattern {
+	const char *desc;
+	unsigned int nr;
+	u64 sectors, service_us, period_us, think_us;
+	unsigned int early_every;
+	u64 early_us;
+	unsigned int softrt;		/* expected soft real-time arrivals */
+};
+
+static const struct bfq_softrt_pattern bfq_softrt_patterns[] = {
+	/* 25 frames/s of 200 KiB, served in 3 ms: all but the first. */
+	{ "video 25 fps 200 KiB", 50, 400, 3000, 40000, 0, 0, 0, 49 },
+	/* 25 fps of 2 MiB is 50 MiB/s: too fast to be soft real time. */
+	{ "25 fps 2 MiB frames", 50, 4096, 10000, 40000, 0, 0, 0, 0 },
+	/* 50 Hz audio, 16 KiB every 20 ms. */
+	{ "audio 50 Hz", 100, 32, 500, 20000, 0, 0, 0, 99 },
+	/* A reader back to back, 1 ms of CPU between 128 KiB reads. */
+	{ "bulk back to back", 100, 256, 1000, 0, 1000, 0, 0, 0 },
+	/* Back to back with 4 KiB reads on a fast device. */
+	{ "random reader fast", 100, 8, 100, 0, 50, 0, 0, 0 },
+	/* Every 4th frame comes 38 ms early: right after the last one. */
+	{ "video, some frames early", 48, 400, 3000, 40000, 0, 4, 38000, 36 },
+	/* A reader that thinks 30 ms between 4 KiB reads: periodic too. */
+	{ "slow thinker", 40, 8, 200, 0, 30000, 0, 0, 39 },
+};
+
+static void bfq_softrt_pattern_desc(const struct bfq_softrt_pattern *c,
+				    char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_softrt_pattern, bfq_softrt_patterns,
+		  bfq_softrt_pattern_desc);
+
+/* Run a pattern through next start and bfq_wr_choose(), as bfq-wr.c does. */
+static void bfq_softrt_detection_patterns(struct kunit *test)
+{
+	const struct bfq_softrt_pattern *p = test->param_value;
+	struct bfq_wr_arrival a = { .new_queue = true };
+	u64 t = MS(1000), idle_at = 0;
+	unsigned int i, found = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		u64 at = p->period_us ? MS(1000) + i * p->period_us * 1000 :
+					t;
+
+		if (i && p->early_every && !(i % p->early_every))
+			at = max(at - p->early_us * 1000, idle_at + 1);
+		a.now_ns = at;
+		switch (bfq_wr_choose(&a)) {
+		case BFQ_WR_SOFT_RT:
+			found++;
+			break;
+		case BFQ_WR_INTERACTIVE:
+			KUNIT_EXPECT_EQ_MSG(test, i, 0U, "batch %u", i);
+			break;
+		default:
+			break;
+		}
+		idle_at = at + p->service_us * 1000;
+		a = (struct bfq_wr_arrival) {
+			.was_idle = true,
+			.idle_since_ns = idle_at,
+			.softrt_next_start_ns =
+				bfq_softrt_next_start_ns(at, p->sectors,
+							 idle_at, MS(8)),
+		};
+		t = idle_at + p->think_us * 1000;
+	}
+	KUNIT_EXPECT_EQ(test, found, p->softrt);
+}
+
+/* ---- the raising decision ------------------------------------------ */
+
+struct bfq_wr_choose_case {
+	const char *desc;
+	struct bfq_wr_arrival a;
+	enum bfq_wr_kind kind;		/* expected */
+};
+
+static const struct bfq_wr_choose_case bfq_wr_choose_cases[] = {
+	{ "new queue", { .new_queue = true, .now_ns = MS(5) },
+	  BFQ_WR_INTERACTIVE },
+	{ "new queue in a large burst",
+	  { .new_queue = true, .large_burst = true }, BFQ_WR_NONE },
+	{ "idle long enough",
+	  { .was_idle = true, .idle_since_ns = MS(100),
+	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS), .softrt_next_start_ns = U64_MAX },
+	  BFQ_WR_INTERACTIVE },
+	{ "idle just too short",
+	  { .was_idle = true, .idle_since_ns = MS(100),
+	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS) - 1,
+	    .softrt_next_start_ns = U64_MAX }, BFQ_WR_NONE },
+	{ "soft rt on time",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
+	    .softrt_next_start_ns = MS(140) }, BFQ_WR_SOFT_RT },
+	{ "soft rt too early",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(139),
+	    .softrt_next_start_ns = MS(140) }, BFQ_WR_NONE },
+	{ "long idle beats soft rt",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(5000),
+	    .softrt_next_start_ns = MS(140) }, BFQ_WR_INTERACTIVE },
+	{ "not idle: requests were in the device",
+	  { .was_idle = false, .idle_since_ns = MS(100), .now_ns = MS(5000) },
+	  BFQ_WR_NONE },
+	{ "large burst, soft rt pattern",
+	  { .large_burst = true, .was_idle = true, .idle_since_ns = MS(100),
+	    .now_ns = MS(140), .softrt_next_start_ns = MS(120) }, BFQ_WR_NONE },
+};
+
+static void bfq_wr_choose_desc(const struct bfq_wr_choose_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_wr_choose, bfq_wr_choose_cases, bfq_wr_choose_desc);
+
+static void bfq_wr_choose_table(struct kunit *test)
+{
+	const struct bfq_wr_choose_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, bfq_wr_choose(&c->a), c->kind);
+}
+
+/* Only turns that used the whole budget or the whole turn are greedy. */
+static void bfq_wr_greedy_turns_reasons(struct kunit *test)
+{
+	unsigned int turns = 0;
+
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_EMPTY);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_IDLE_TIMEOUT);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, turns, 0U);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, turns, 2U);
+	KUNIT_EXPECT_LT(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET);
+	KUNIT_EXPECT_GE(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
+}
+
+/* ---- bursts -------------------------------------------------------- */
+
+#define BFQ_BURST_STEPS_MAX	16
+
+/* Births at the given gaps (ms after the previous one) and their steps. */
+struct bfq_burst_case {
+	const char *desc;
+	unsigned int nr;
+	u64 gap_ms[BFQ_BURST_STEPS_MAX];
+	enum bfq_burst_step step[BFQ_BURST_STEPS_MAX];
+};
+
+#define S_	BFQ_BURST_STARTED
+#define J_	BFQ_BURST_JOINED
+#define L_	BFQ_BURST_TURNED_LARGE
+#define IL_	BFQ_BURST_IN_LARGE
+
+static const struct bfq_burst_case bfq_burst_cases[] = {
+	{ "far apart: each starts a burst", 3, { 0, 500, 180 },
+	  { S_, S_, S_ } },
+	{ "close: joins", 3, { 0, 10, 179 }, { S_, J_, J_ } },
+	{ "11th makes it large, 12th joins it", 12,
+	  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_, IL_ } },
+	{ "large burst resets after the window", 13,
+	  { 0, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 100, 180 },
+	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_, IL_, S_ } },
+	{ "a slow chain is one burst", 11,
+	  { 0, 170, 170, 170, 170, 170, 170, 170, 170, 170, 170 },
+	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_ } },
+	{ "reset before large", 12,
+	  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 200, 1 },
+	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, S_, J_ } },
+};
+
+static void bfq_burst_desc(const struct bfq_burst_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_burst, bfq_burst_cases, bfq_burst_desc);
+
+static void bfq_burst_birth_table(struct kunit *test)
+{
+	const struct bfq_burst_case *c = test->param_value;
+	struct bfq_burst b = {};
+	u64 now = MS(1000);
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		now += MS(c->gap_ms[i]);
+		KUNIT_EXPECT_EQ_MSG(test, bfq_burst_birth(&b, now), c->step[i],
+				    "birth %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, b.large,
+				    c->step[i] == L_ || c->step[i] == IL_,
+				    "birth %u", i);
+	}
+}
+
+#undef S_
+#undef J_
+#undef L_
+#undef IL_
+
+/* The members list never holds more than a burst that is not large. */
+static void bfq_burst_size_bound(struct kunit *test)
+{
+	struct bfq_burst b = {};
+	unsigned int i, listed = 0;
+
+	for (i = 0; i < 1000; i++) {
+		switch (bfq_burst_birth(&b, MS(1000) + MS(i))) {
+		case BFQ_BURST_STARTED:
+			listed = 1;
+			break;
+		case BFQ_BURST_JOINED:
+			listed++;
+			break;
+		default:
+			listed = 0;
+			break;
+		}
+		KUNIT_EXPECT_LT(test, listed, (unsigned int)BFQ_BURST_LARGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, b.size, 1000U);
+}
+
+static struct kunit_case bfq_wr_cases[] = {
+	KUNIT_CASE_PARAM(bfq_wr_duration_ns_table, bfq_wr_duration_gen_params),
+	KUNIT_CASE(bfq_wr_duration_ns_monotonic),
+	KUNIT_CASE_PARAM(bfq_softrt_next_start_ns_table,
+			 bfq_softrt_gen_params),
+	KUNIT_CASE_PARAM(bfq_softrt_detection_patterns,
+			 bfq_softrt_pattern_gen_params),
+	KUNIT_CASE_PARAM(bfq_wr_choose_table, bfq_wr_choose_gen_params),
+	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
+	KUNIT_CASE_PARAM(bfq_burst_birth_table, bfq_burst_gen_params),
+	KUNIT_CASE(bfq_burst_size_bound),
+	{}
+};
+
+static struct kunit_suite bfq_wr_suite = {
+	.name = "bfq_wr",
+	.test_cases = bfq_wr_cases,
+};
+
+kunit_test_suite(bfq_wr_suite);

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BFQ low latency: weight raising of interactive and soft real-time queues,
+ * and bursts of queue creations. Designed from Valente and Andreolini,
+ * "Improving Application Responsiveness with the BFQ Disk I/O Scheduler"
+ * (SYSTOR '12). Everything here acts only while the low_latency tunable
+ * is 1, and only on sync queues of the BE class: RT queues already come
+ * first, and IDLE ones asked to come last.
+ *
+ * Rules enforced, and why:
+ *
+ * 1. Interactive raising. A queue backlogged for the first time (a new
+ *    process), or again after being idle for BFQ_WR_MIN_IDLE_MS, is
+ *    starting a task a user waits for: loading an application, opening a
+ *    file. Its weight is multiplied by BFQ_WR_COEFF for
+ *    bfq_wr_duration_ns(): the time the device needs, at its estimated
+ *    peak rate, to load a large application (BFQ_WR_REF_LOAD_SECTORS),
+ *    within [BFQ_WR_MIN_DURATION_MS, BFQ_WR_MAX_DURATION_MS]. With that
+ *    share the start-up takes about as long as on an idle device, whatever
+ *    the background.
+ * 2. Bulk queues lose it. A raised queue whose turns end
+ *    BFQ_WR_BULK_TURNS times because it used its whole budget or its whole
+ *    turn keeps the device busy like a bulk reader or writer: its raising
+ *    ends at once, so that it cannot take the device from the others for
+ *    seconds (bfq_wr_greedy_turns()).
+ * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
+ *    nothing in the device) its next batch counts as soft real time only
+ *    if it arrives no earlier than bfq_softrt_next_start_ns(): the sectors
+ *    of its last busy period at BFQ_SOFTRT_MAX_SECTORS_PER_SEC after that
+ *    period began, and at least one idle slice (BFQ_SOFTRT_MIN_GAP_MS at
+ *    least) after it became idle. A queue that keeps that pattern issues
+ *    short periodic batches at a low average rate (a media player): it
+ *    gets BFQ_WR_SOFTRT_COEFF for BFQ_WR_SOFTRT_DURATION_MS, renewed at
+ *    each batch that keeps the pattern, so its batches are served before
+ *    the other queues' turns. A queue that arrives early keeps its raising
+ *    only until it lapses.
+ * 4. Bursts. Sync queues created less than BFQ_BURST_WINDOW_MS after the
+ *    previous one form a burst (bfq_burst_birth()); the burst ends when
+ *    that window passes without a new queue. Once a burst counts
+ *    BFQ_BURST_LARGE_SIZE queues, its members and every queue born in it
+ *    afterwards are in a large burst for their life: they are a batch
+ *    (git grep, make -j, a service manager), not one application a user
+ *    waits for. Raising them all would raise nobody, and idling for each
+ *    would cost the batch its throughput: they get neither.
+ * 5. Idling. The device idles for a raised queue in service that empties,
+ *    even where bfq_should_idle() would otherwise move on: the raised
+ *    queue's next request is the one a user waits for.
+ * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
+ *    rules 1-5; writing 1 applies them again to queues that become
+ *    backlogged from then on.
+ *
+ * The service layer knows nothing of this: a raised queue is an entity of
+ * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
+ * and so in effect from the queue's next turn. A raising ends lazily, when
+ * its queue becomes backlogged, is selected or expires; no timer.
+ *
+ * Lifetime rule (bfq_data.lock): bfq_wr_data.raised lists the queues with
+ * wr.coeff > 1, bfq_wr_data.burst_members the members of the current burst
+ * while it is not large (so at most BFQ_BURST_LARGE_SIZE - 1 of them).
+ * Neither list owns a reference: bfq_put_queue() calls bfq_wr_queue_exit()
+ * before it frees a queue, which takes the queue off both. No other path
+ * frees a bfq_queue.
+ *
+ * Not done yet (issue 6, later phases): injection of other queues'
+ * requests while the device idles for a raised queue; wakers; keeping a
+ * raised queue from waiting a whole budget timeout behind a non-raised
+ * queue in service; the VM tests of start-up time, soft real-time
+ * deadlines, throughput and bursts.
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/sizes.h>
+
+#include "bfq-iosched.h"
+#include "bfq-trace.h"
+
+/*
+ * Rule 1: a weight 30 times its own gives a starting application about
+ * 97% of the device against one busy queue of its ioprio and 75% against
+ * ten, while the others keep a few percent and do not starve.
+ */
+#define BFQ_WR_COEFF			30
+/*
+ * Rule 1: idle that long, a queue starts a new task: longer than the pauses
+ * inside one task's I/O (page faults, computing between reads), shorter
+ * than a user's pause between two commands.
+ */
+#define BFQ_WR_MIN_IDLE_MS		2000
+/*
+ * Rule 1: a large application's start-up (an office suite, a browser) in
+ * sectors of sequential transfer: the several seconds it takes to load on
+ * a disk of ~100 MB/s, at that disk's rate. 512 MiB.
+ */
+#define BFQ_WR_REF_LOAD_SECTORS		((u64)SZ_512M >> SECTOR_SHIFT)
+/* Rule 1: a start-up takes this long even on the fastest device... */
+#define BFQ_WR_MIN_DURATION_MS		1000
+/* ...and past this it is not a start-up: the raising would erode shares. */
+#define BFQ_WR_MAX_DURATION_MS		10000
+/* Rule 1, peak rate not measured yet: a SATA SSD's (~180 MB/s) duration. */
+#define BFQ_WR_UNKNOWN_RATE_MS		3000
+/*
+ * Rule 2: an application loading a large file may fill a budget or two;
+ * a third full turn in one raising is a bulk transfer.
+ */
+#define BFQ_WR_BULK_TURNS		3
+
+/*
+ * Rule 3: 3 times the interactive coefficient, so a periodic batch is
+ * served ahead of applications starting meanwhile too: a late frame is a
+ * visible glitch, a slower start-up only a delay.
+ */
+#define BFQ_WR_SOFTRT_COEFF		(3 * BFQ_WR_COEFF)
+/*
+ * Rule 3: renewed at every batch, a raising must only outlast the longest
+ * period served: 3 periods of a 10 Hz audio stream.
+ */
+#define BFQ_WR_SOFTRT_DURATION_MS	300
+/*
+ * Rule 3: the highest average rate of a soft real-time application: a 4K
+ * video stream is 3-6 MiB/s; 16 MiB/s leaves room for bursty decoders and
+ * stays far below what a bulk reader moves on any disk.
+ */
+#define BFQ_SOFTRT_MAX_SECTORS_PER_SEC	((u64)SZ_16M >> SECTOR_SHIFT)
+/*
+ * Rule 3: the least pause between batches, even with slice_idle=0: a
+ * process reading back to back pauses only for its CPU time between
+ * requests, which must not pass for a period. The default slice_idle.
+ */
+#define BFQ_SOFTRT_MIN_GAP_MS		8
+
+/*
+ * Rule 4: the processes one command starts (a pipeline, make -j, a service
+ * manager's batch) create their queues within tens of ms of each other,
+ * even on a loaded system; applications a user starts are seconds apart.
+ */
+#define BFQ_BURST_WINDOW_MS		180
+/*
+ * Rule 4: an application starts a handful of processes; beyond ten
+ * started together, they are a batch.
+ */
+#define BFQ_BURST_LARGE_SIZE		11
+
+/* ------------------------------------------------------------------ */
+/* Plain arithmetic and state machines (KUnit: bfq-wr-test.c)          */
+/* ------------------------------------------------------------------ */
+
+/* Rule 1: an interactive raising's length; @peak_sectors_per_sec 0: unknown. */
+u64 bfq_wr_duration_ns(u64 peak_sectors_per_sec)
+{
+	u64 ms;
+
+	if (!peak_sectors_per_sec)
+		return (u64)BFQ_WR_UNKNOWN_RATE_MS * NSEC_PER_MSEC;
+	ms = div64_u64(BFQ_WR_REF_LOAD_SECTORS * MSEC_PER_SEC,
+		       peak_sectors_per_sec);
+	return clamp_t(u64, ms, BFQ_WR_MIN_DURATION_MS,
+		       BFQ_WR_MAX_DURATION_MS) * NSEC_PER_MSEC;
+}
+
+/*
+ * Rule 3: the earliest time the next batch of a queue that served
+ * @busy_sectors in a busy period begun at @busy_since_ns and became idle at
+ * @idle_at_ns may arrive and still be soft real time. @min_gap_ns: the idle
+ * slice, floored at BFQ_SOFTRT_MIN_GAP_MS.
+ */
+u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
+			     u64 idle_at_ns, u64 min_gap_ns)
+{
+	/* Capped so that the product fits in 64 bits; 2 TiB is bulk anyway. */
+	u64 sectors = min_t(u64, busy_sectors, U32_MAX);
+	u64 by_rate = busy_since_ns + div64_u64(sectors * NSEC_PER_SEC,
+						BFQ_SOFTRT_MAX_SECTORS_PER_SEC);
+
+	min_gap_ns = max_t(u64, min_gap_ns,
+			   (u64)BFQ_SOFTRT_MIN_GAP_MS * NSEC_PER_MSEC);
+	return max(by_rate, idle_at_ns + min_gap_ns);
+}
+
+/*
+ * Rules 1, 3 and 4: the raising a queue that becomes backlogged earns, or
+ * BFQ_WR_NONE (a queue already raised then keeps its raising).
+ */
+enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
+{
+	if (a->large_burst)
+		return BFQ_WR_NONE;
+	if (a->new_queue)
+		return BFQ_WR_INTERACTIVE;
+	if (!a->was_idle)
+		return BFQ_WR_NONE;
+	if (a->now_ns - a->idle_since_ns >= BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC)
+		return BFQ_WR_INTERACTIVE;
+	if (a->now_ns >= a->softrt_next_start_ns)
+		return BFQ_WR_SOFT_RT;
+	return BFQ_WR_NONE;
+}
+
+/*
+ * Rule 2: the count of greedy turns after a raised turn that ended for
+ * @why; the raising ends when it reaches BFQ_WR_BULK_TURNS.
+ */
+unsigned int bfq_wr_greedy_turns(unsigned int turns,
+				 enum bfq_expire_reason why)
+{
+	if (why == BFQ_EXP_BUDGET || why == BFQ_EXP_TIMEOUT)
+		return turns + 1;
+	return turns;
+}
+
+/* Rule 4: a sync queue is born at @now_ns; what that does to the burst. */
+enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns)
+{
+	enum bfq_burst_step step;
+
+	if (!b->size ||
+	    now_ns - b->last_birth_ns >= BFQ_BURST_WINDOW_MS * NSEC_PER_MSEC) {
+		b->size = 1;
+		b->large = false;
+		step = BFQ_BURST_STARTED;
+	} else if (b->large) {
+		if (b->size < UINT_MAX)
+			b->size++;
+		step = BFQ_BURST_IN_LARGE;
+	} else if (++b->size >= BFQ_BURST_LARGE_SIZE) {
+		b->large = true;
+		step = BFQ_BURST_TURNED_LARGE;
+	} else {
+		step = BFQ_BURST_JOINED;
+	}
+	b->last_birth_ns = now_ns;
+	return step;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queues                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool bfq_wr_enabled(struct bfq_data *bfqd)
+{
+	return READ_ONCE(bfqd->tun.low_latency);
+}
+
+static bool bfq_wr_raisable(const struct bfq_queue *bfqq)
+{
+	return bfqq->sync && bfqq->ioprio_class == BFQ_CLASS_BE;
+}
+
+static void bfq_wr_apply_weight(struct bfq_queue *bfqq)
+{
+	bfq_entity_set_prio(&bfqq->entity, bfq_queue_weight(bfqq),
+			    bfqq->ioprio_class);
+}
+
+void bfq_wr_init(struct bfq_data *bfqd)
+{
+	INIT_LIST_HEAD(&bfqd->wr.burst_members);
+	INIT_LIST_HEAD(&bfqd->wr.raised);
+}
+
+void bfq_wr_queue_init(struct bfq_queue *bfqq)
+{
+	bfqq->wr.coeff = 1;
+	INIT_LIST_HEAD(&bfqq->wr.raised_node);
+	INIT_LIST_HEAD(&bfqq->wr.burst_node);
+}
+
+static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			 enum bfq_wr_kind kind, u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+	u64 peak = bfqd->rate.nr_samples ? bfqd->rate.peak_sectors_per_sec : 0;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (wr->coeff == 1) {
+		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
+		bfqd->wr.nr_raised++;
+	}
+	wr->kind = kind;
+	wr->start_ns = now_ns;
+	wr->greedy_turns = 0;
+	if (kind == BFQ_WR_SOFT_RT) {
+		wr->coeff = BFQ_WR_SOFTRT_COEFF;
+		wr->dur_ns = (u64)BFQ_WR_SOFTRT_DURATION_MS * NSEC_PER_MSEC;
+	} else {
+		wr->coeff = BFQ_WR_COEFF;
+		wr->dur_ns = bfq_wr_duration_ns(peak);
+	}
+	bfq_wr_apply_weight(bfqq);
+	trace_bfq_wr_start(bfq_dev(bfqd), bfqq->pid, kind == BFQ_WR_SOFT_RT,
+			   wr->coeff, div_u64(wr->dur_ns, NSEC_PER_MSEC));
+	bfq_log(bfqd, bfqq, "wr start %s coeff=%u duration=%llums",
+		kind == BFQ_WR_SOFT_RT ? "soft_rt" : "interactive", wr->coeff,
+		div_u64(wr->dur_ns, NSEC_PER_MSEC));
+}
+
+static void bfq_wr_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       enum bfq_wr_end_reason why, u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+	u64 raised_ms = div_u64(now_ns - wr->start_ns, NSEC_PER_MSEC);
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (wr->coeff == 1)
+		return;
+	list_del_init(&wr->raised_node);
+	bfqd->wr.nr_raised--;
+	wr->coeff = 1;
+	wr->kind = BFQ_WR_NONE;
+	bfq_wr_apply_weight(bfqq);
+	trace_bfq_wr_end(bfq_dev(bfqd), bfqq->pid, why, raised_ms);
+	bfq_log(bfqd, bfqq, "wr end reason=%d after=%llums", why, raised_ms);
+}
+
+/* Rules 1, 3 and 6: end a raising that is over. */
+static void bfq_wr_check_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     u64 now_ns)
+{
+	const struct bfq_wr_queue *wr = &bfqq->wr;
+
+	if (wr->coeff == 1)
+		return;
+	if (!bfq_wr_enabled(bfqd))
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_OFF, now_ns);
+	else if (!bfq_wr_raisable(bfqq))
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_CLASS, now_ns);
+	else if (now_ns - wr->start_ns >= wr->dur_ns)
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_EXPIRED, now_ns);
+}
+
+/* Empty the list of the current burst's members. */
+static void bfq_burst_forget_members(struct bfq_data *bfqd,
+				     enum bfq_burst_member now_member)
+{
+	struct bfq_queue *bfqq, *next;
+
+	list_for_each_entry_safe(bfqq, next, &bfqd->wr.burst_members,
+				 wr.burst_node) {
+		list_del_init(&bfqq->wr.burst_node);
+		bfqq->wr.burst = now_member;
+	}
+}
+
+/* Rule 4: the members of a burst that just became large lose raising. */
+static void bfq_burst_turn_large(struct bfq_data *bfqd, u64 now_ns)
+{
+	struct bfq_queue *bfqq;
+
+	list_for_each_entry(bfqq, &bfqd->wr.burst_members, wr.burst_node)
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BURST, now_ns);
+	bfq_burst_forget_members(bfqd, BFQ_BURST_LARGE);
+}
+
+/* Rule 4: a sync queue was created. Called from the insert path. */
+void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfq_wr_enabled(bfqd) || !bfqq->sync)
+		return;
+	switch (bfq_burst_birth(&bfqd->wr.burst, now_ns)) {
+	case BFQ_BURST_STARTED:
+		bfq_burst_forget_members(bfqd, BFQ_BURST_NONE);
+		fallthrough;
+	case BFQ_BURST_JOINED:
+		bfqq->wr.burst = BFQ_BURST_MEMBER;
+		list_add_tail(&bfqq->wr.burst_node, &bfqd->wr.burst_members);
+		break;
+	case BFQ_BURST_TURNED_LARGE:
+		bfq_burst_turn_large(bfqd, now_ns);
+		fallthrough;
+	case BFQ_BURST_IN_LARGE:
+		bfqq->wr.burst = BFQ_BURST_LARGE;
+		break;
+	}
+}
+
+/* The lifetime rule: called by bfq_put_queue() before it frees @bfqq. */
+void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfq_wr_end(bfqd, bfqq, BFQ_WR_END_EXIT, ktime_get_ns());
+	list_del_init(&bfqq->wr.burst_node);
+}
+
+/*
+ * Rules 1 and 3: @bfqq became backlogged, from idle or from serving
+ * requests still in the device. Called before the service layer activates
+ * it, so that a new weight applies to this turn.
+ */
+void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+	struct bfq_wr_arrival a = {
+		.new_queue = !wr->seen_busy,
+		.was_idle = wr->idle,
+		.large_burst = wr->burst == BFQ_BURST_LARGE,
+		.now_ns = now_ns,
+		.idle_since_ns = wr->idle_since_ns,
+		.softrt_next_start_ns = wr->softrt_next_start_ns,
+	};
+	enum bfq_wr_kind kind = BFQ_WR_NONE;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	bfq_wr_check_end(bfqd, bfqq, now_ns);
+	if (!bfqq->sync)
+		return;
+	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
+		kind = bfq_wr_choose(&a);
+	wr->seen_busy = true;
+	if (wr->idle) {
+		wr->idle = false;
+		wr->busy_since_ns = now_ns;
+		wr->busy_sectors = 0;
+	}
+	if (kind != BFQ_WR_NONE)
+		bfq_wr_start(bfqd, bfqq, kind, now_ns);
+}
+
+/* Rule 3: @sectors of @bfqq left for the device. */
+void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors)
+{
+	bfqq->wr.busy_sectors += sectors;
+}
+
+/*
+ * Rule 3: if @bfqq has nothing queued, nothing in the device and is not
+ * in service, its busy period ended at @now_ns. Called where each of those
+ * may become true: expiry, request removal, completion.
+ */
+void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqq->sync || wr->idle || bfqq->nr_queued || bfqq->nr_in_driver ||
+	    bfqq == bfqd->in_service_bfqq)
+		return;
+	wr->idle = true;
+	wr->idle_since_ns = now_ns;
+	wr->softrt_next_start_ns =
+		bfq_softrt_next_start_ns(wr->busy_since_ns, wr->busy_sectors,
+					 now_ns,
+					 READ_ONCE(bfqd->tun.slice_idle_ns));
+}
+
+/* @bfqq got the device: a lapsed raising ends before its turn runs. */
+void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		     u64 now_ns)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfq_wr_check_end(bfqd, bfqq, now_ns);
+}
+
+/*
+ * Rule 2: the turn of @bfqq ended for @why. Called before the service
+ * layer requeues it, so that an ended raising applies to its next turn.
+ */
+void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    enum bfq_expire_reason why, u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (wr->coeff == 1)
+		return;
+	wr->greedy_turns = bfq_wr_greedy_turns(wr->greedy_turns, why);
+	if (wr->greedy_turns >= BFQ_WR_BULK_TURNS)
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BULK, now_ns);
+	else
+		bfq_wr_check_end(bfqd, bfqq, now_ns);
+}
+
+/* Rule 6: low_latency was written 0. Called from the sysfs store. */
+void bfq_wr_end_all(struct bfq_data *bfqd)
+{
+	struct bfq_queue *bfqq, *next;
+	u64 now_ns = ktime_get_ns();
+
+	lockdep_assert_held(&bfqd->lock);
+
+	list_for_each_entry_safe(bfqq, next, &bfqd->wr.raised, wr.raised_node)
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_OFF, now_ns);
+	bfq_burst_forget_members(bfqd, BFQ_BURST_NONE);
+	bfqd->wr.burst.size = 0;
+}
+
+/* Rule 5: whether @bfqq is raised and the device must idle for it. */
+bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	const struct bfq_wr_queue *wr = &bfqq->wr;
+
+	return bfq_wr_enabled(bfqd) && wr->coeff > 1 &&
+	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
+}
+
+/* Rule 4: whether @bfqq was born in a large burst (no idling for it). */
+bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
+			   const struct bfq_queue *bfqq)
+{
+	return bfq_wr_enabled(bfqd) && bfqq->wr.burst == BFQ_BURST_LARGE;
+}
+
+/* For debugfs: what is left of the raising of @bfqq, in ms. */
+u64 bfq_wr_left_ms(const struct bfq_queue *bfqq, u64 now_ns)
+{
+	const struct bfq_wr_queue *wr = &bfqq->wr;
+	u64 elapsed = now_ns - wr->start_ns;
+
+	if (wr->coeff == 1 || elapsed >= wr->dur_ns)
+		return 0;
+	return div_u64(wr->dur_ns - elapsed, NSEC_PER_MSEC);
+}
+
+#ifdef CONFIG_BFQ_KUNIT_TEST
+#include "bfq-wr-test.c"
+#endif
