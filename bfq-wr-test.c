@@ -3,7 +3,9 @@
  * KUnit tests of the low-latency arithmetic and state machines
  * (bfq-wr.c), #included at its end: raising duration from the peak rate,
  * soft real-time next start and detection on synthetic arrival patterns,
- * the raising decision, greedy turns and the burst state machine.
+ * the raising decision, greedy turns and the burst state machine; and the
+ * queue glue on a bfq_data without a device: raising, burst lists and the
+ * lifetime rule.
  */
 #include <kunit/test.h>
 
@@ -338,6 +340,168 @@ static void bfq_burst_size_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.size, 1000U);
 }
 
+/* ---- queue glue: raising, bursts and the lists, without a device ---- */
+
+#define BFQ_WR_TEST_QUEUES	(BFQ_BURST_LARGE_SIZE + 1)
+
+struct bfq_wr_test_dev {
+	struct bfq_data *bfqd;
+	struct bfq_queue *q[BFQ_WR_TEST_QUEUES];
+};
+
+/* A bfq_data with low_latency on and sync BE4 queues, no request_queue. */
+static void bfq_wr_test_dev_init(struct kunit *test, struct bfq_wr_test_dev *d)
+{
+	int i;
+
+	d->bfqd = kunit_kzalloc(test, sizeof(*d->bfqd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->bfqd);
+	d->bfqd->queue = kunit_kzalloc(test, sizeof(*d->bfqd->queue),
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->bfqd->queue);
+	spin_lock_init(&d->bfqd->lock);
+	bfq_wr_init(d->bfqd);
+	d->bfqd->tun.low_latency = 1;
+	d->bfqd->tun.slice_idle_ns = MS(8);
+	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++) {
+		struct bfq_queue *bfqq = kunit_kzalloc(test, sizeof(*bfqq),
+						       GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, bfqq);
+		bfq_entity_init(&bfqq->entity, 40, BFQ_CLASS_BE);
+		bfq_wr_queue_init(bfqq);
+		bfqq->bfqd = d->bfqd;
+		bfqq->sync = true;
+		bfqq->ioprio_class = BFQ_CLASS_BE;
+		bfqq->ioprio_level = 4;
+		d->q[i] = bfqq;
+	}
+}
+
+/*
+ * Ten queues born 1 ms apart are raised at their first backlog; the 11th
+ * makes the burst large: the ten lose raising and weight, the 12th is not
+ * raised, no list keeps any of them, and exit leaves both lists empty.
+ */
+static void bfq_wr_queue_burst_lifecycle(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	u64 now = MS(1000);
+	int i;
+
+	bfq_wr_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++, now += MS(1)) {
+		bfq_wr_queue_born(d.bfqd, d.q[i], now);
+		bfq_wr_backlogged(d.bfqd, d.q[i], now);
+		if (i == BFQ_BURST_LARGE_SIZE - 2) {
+			KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, i + 1U);
+			KUNIT_EXPECT_EQ(test, d.q[i]->entity.weight,
+					40U * BFQ_WR_COEFF);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.raised));
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.burst_members));
+	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, d.q[i]->wr.burst, BFQ_BURST_LARGE,
+				    "queue %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, d.q[i]->entity.weight, 40U,
+				    "queue %d", i);
+		KUNIT_EXPECT_TRUE(test, bfq_wr_in_large_burst(d.bfqd, d.q[i]));
+		bfq_wr_queue_exit(d.bfqd, d.q[i]);
+	}
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * A queue freed while raised and in a burst leaves neither list; a burst
+ * that restarts after the window forgets its old members.
+ */
+static void bfq_wr_queue_exit_unlinks(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+
+	bfq_wr_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	bfq_wr_queue_born(d.bfqd, d.q[0], MS(1000));
+	bfq_wr_backlogged(d.bfqd, d.q[0], MS(1000));
+	bfq_wr_queue_born(d.bfqd, d.q[1], MS(1001));
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1001));
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
+	bfq_wr_queue_exit(d.bfqd, d.q[0]);
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 1U);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&d.bfqd->wr.raised));
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&d.bfqd->wr.burst_members));
+	bfq_wr_queue_born(d.bfqd, d.q[2], MS(1001 + BFQ_BURST_WINDOW_MS));
+	KUNIT_EXPECT_EQ(test, d.q[1]->wr.burst, BFQ_BURST_NONE);
+	KUNIT_EXPECT_EQ(test, d.q[2]->wr.burst, BFQ_BURST_MEMBER);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&d.bfqd->wr.burst_members));
+	bfq_wr_queue_exit(d.bfqd, d.q[1]);
+	bfq_wr_queue_exit(d.bfqd, d.q[2]);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.raised));
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.burst_members));
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * low_latency=0 ends every raising at once and raises nothing more; a
+ * raising lapses at its end; a queue idle long enough is raised again.
+ */
+static void bfq_wr_queue_off_and_lapse(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+	u64 dur = bfq_wr_duration_ns(0);
+
+	bfq_wr_test_dev_init(test, &d);
+	bfqq = d.q[0];
+	spin_lock_irq(&d.bfqd->lock);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000));
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1000));
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
+	d.bfqd->tun.low_latency = 0;
+	bfq_wr_end_all(d.bfqd);
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	KUNIT_EXPECT_EQ(test, bfqq->entity.weight, 40U);
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = MS(1000);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(9000));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+
+	d.bfqd->tun.low_latency = 1;
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = MS(9000);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
+	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur - 1);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.raised));
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/* Three greedy turns end an interactive raising; other turns do not. */
+static void bfq_wr_queue_bulk_ends(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+
+	bfq_wr_test_dev_init(test, &d);
+	bfqq = d.q[0];
+	spin_lock_irq(&d.bfqd->lock);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, MS(1001));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, MS(1002));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, MS(1003));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, MS(1004));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
 static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_wr_duration_ns_table, bfq_wr_duration_gen_params),
 	KUNIT_CASE(bfq_wr_duration_ns_monotonic),
@@ -349,6 +513,10 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
 	KUNIT_CASE_PARAM(bfq_burst_birth_table, bfq_burst_gen_params),
 	KUNIT_CASE(bfq_burst_size_bound),
+	KUNIT_CASE(bfq_wr_queue_burst_lifecycle),
+	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
+	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
+	KUNIT_CASE(bfq_wr_queue_bulk_ends),
 	{}
 };
 
