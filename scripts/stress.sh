@@ -73,9 +73,10 @@ done
 
 share=$((DURATION / ${#ALL[@]}))
 [ $share -lt 10 ] && share=10
-dshare=${STRESS_DEBIAN_SECS:-$((DURATION / 12))}
+dshare=$((DURATION / 12))
 [ "$dshare" -lt 8 ] && dshare=8
 [ "$dshare" -gt 30 ] && dshare=30
+dshare=${STRESS_DEBIAN_SECS:-$dshare}
 # A fio still running this long after its scenario's end is hung.
 hang=60
 

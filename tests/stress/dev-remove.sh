@@ -14,7 +14,7 @@ load_bfq || die "cannot load bfq"
 # lossy_fio DEV TAG: writers and a reader on DEV that keep going until the
 # device is gone (or 120 s).
 lossy_fio() {
-	fio_bg "$2" --filename=/dev/$1 --direct=1 --bs=4k --time_based \
+	fio_bg "$2" --filename=/dev/$1 --allow_file_create=0 --direct=1 --bs=4k --time_based \
 	    --runtime=120 --verify=crc32c --verify_state_save=0 \
 	    --name=aio --ioengine=libaio --iodepth=16 --rw=randwrite \
 	    --size=16M --verify_backlog=64 \

@@ -21,7 +21,9 @@
 #                           load (I/O only), or lossy (errors are expected:
 #                           the device goes away under it; only a hang
 #                           counts)
-#   FIO_V                   common options of a verifying fio writer
+#   FIO_V                   common options of a verifying fio writer (and
+#                           allow_file_create=0: a device node that went
+#                           away must not become a regular file in /dev)
 . /tests/lib.sh
 
 S_NAME=${S_NAME:-$(basename "$0" .sh)}
@@ -42,7 +44,7 @@ s_err() { echo "stress error: $*"; ERRORS=$((ERRORS + 1)); }
 # $RANDOM is 15 bits in busybox ash.
 rnd() { echo $(( ((RANDOM << 15) | RANDOM) % $1 )); }
 
-FIO_V="--direct=1 --bs=4k --verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0"
+FIO_V="--direct=1 --bs=4k --verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0 --allow_file_create=0"
 
 fio_bg() {
 	local tag=$1; shift

@@ -107,18 +107,26 @@ while s_running; do
 	round=$((round + 1))
 	LOOPS=
 	build || { s_err "cannot build the stack"; dm ls; cleanup; break; }
-	# A third of the remaining time, at least 4 s, for verified I/O.
-	t=$(( $(s_left) / 3 )); [ $t -lt 4 ] && t=4
+	# A third of the remaining time, 4 to 15 s, for verified I/O: many
+	# short rounds, so that every teardown order comes round.
+	t=$(( $(s_left) / 3 )); [ $t -lt 4 ] && t=4; [ $t -gt 15 ] && t=15
 	topfio st-v$round $t
 	movefor $FIO_PID $((t + S_HANG))
 	fio_collect st-v$round $FIO_PID verify
+	base=$(s_ios $A)
 	topfio st-l$round 60 lossy
 	lpid=$FIO_PID
+	# The teardown starts once the writers' I/O reaches A.
+	s_io_wait $A $base || echo "no I/O on $A 20 s after fio started"
 	movefor $lpid 1
 	teardown $((round % 3))
 	fio_collect st-l$round $lpid lossy
 	cleanup > /dev/null 2>&1
 	dm ls | grep st- && s_err "dm devices left after the teardown"
+	for n in $DMS; do
+		[ -e /dev/mapper/$n ] && s_err "/dev/mapper/$n left after the teardown" &&
+			rm -f /dev/mapper/$n
+	done
 	losetup -a | grep -E "st.img|$A" && s_err "loop devices left after the teardown"
 	[ $cg = 1 ] && s_cg_init > /dev/null
 	ITER=$((ITER + 1))
