@@ -13,6 +13,11 @@
 #     kunit/KVER/...       make kunit KVER=KVER: one line per KUnit case
 #     vm/KVER/...          make vmtest KVER=KVER: the VM lab's lines
 #   checkpatch/<file>      make checkpatch (6.12's checkpatch.pl), once
+#   for KVER in 6.1 (CHECK_DEBUG_KVERS):
+#     debug-kernel/KVER    make debug-kernel: our bfq built in, KASAN, lockdep...
+#     vm/KVER-debug/...    make vmtest-debug: the VM tests that apply there
+#     stress/KVER/...      make stress DURATION=CHECK_STRESS_SECS (120): the
+#                          short stress matrix, then the module-unload boot
 #
 # Every step runs even if an earlier one failed. Each step's output goes to
 # build/check/<step>.log; its PASS:/FAIL: lines (from build/KVER/results/)
@@ -99,6 +104,15 @@ step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
 for k in $KVERS; do
 	step "kunit/$k" "build/$k/results/kunit.txt" make KVER="$k" kunit
 	step "vm/$k" "build/$k/results/vmtest.txt" vmtest_kver "$k"
+done
+
+# Robustness (issue 5): the kernel's checkers over our code. The long stress
+# run (make stress DURATION=1800) is done by hand, not here.
+for k in ${CHECK_DEBUG_KVERS-6.1}; do
+	step "debug-kernel/$k" "build/$k/results/debug-kernel.txt" make KVER="$k" debug-kernel
+	step "vm-debug/$k" "build/$k-debug/results/vmtest.txt" make KVER="$k" vmtest-debug
+	step "stress/$k" "build/$k/results/stress.txt" \
+		make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}"
 done
 
 echo "== times"
