@@ -71,6 +71,8 @@ for b in $boots; do
 	esac
 done
 
+# What was tested, taken now: a commit during a long run must not rename it.
+head="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null)$(git -C "$BFQ_TOP" diff --quiet HEAD -- 'bfq-*' 2>/dev/null || echo ' (+ uncommitted bfq-* edits)')"
 share=$((DURATION / ${#ALL[@]}))
 [ $share -lt 10 ] && share=10
 dshare=$((DURATION / 12))
@@ -256,7 +258,7 @@ if [ $total_reports = 0 ]; then emit PASS reports; else emit FAIL reports; fi
 
 {
 	echo "# stress $KVER, DURATION=$DURATION ($share s per scenario on the debug kernel, $dshare s on Debian's), $(date -u +%F' '%T) UTC, $((end - start)) s wall"
-	echo "# HEAD $(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null)"
+	echo "# HEAD $head"
 	cat "$work/table"
 	echo "# kernel report lines in all: $total_reports"
 } > "$table"
