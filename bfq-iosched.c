@@ -219,8 +219,7 @@ static void bfq_queue_set_ioprio(struct bfq_queue *bfqq, unsigned short ioprio)
 {
 	bfqq->ioprio_class = bfq_class_of(ioprio);
 	bfqq->ioprio_level = IOPRIO_PRIO_LEVEL(ioprio);
-	bfq_entity_set_prio(&bfqq->entity, bfq_queue_weight(bfqq),
-			    bfqq->ioprio_class);
+	bfq_queue_apply_weight(bfqq);
 }
 
 static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,

@@ -347,6 +347,13 @@ static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)
 	return bfq_ioprio_to_weight(bfqq->ioprio_level) * bfqq->wr.coeff;
 }
 
+/* Hand the queue's class and weight to the service layer (next turn on). */
+static inline void bfq_queue_apply_weight(struct bfq_queue *bfqq)
+{
+	bfq_entity_set_prio(&bfqq->entity, bfq_queue_weight(bfqq),
+			    bfqq->ioprio_class);
+}
+
 static inline dev_t bfq_dev(struct bfq_data *bfqd)
 {
 	return bfqd->queue->disk ? disk_devt(bfqd->queue->disk) : 0;

@@ -247,12 +247,6 @@ static bool bfq_wr_raisable(const struct bfq_queue *bfqq)
 	return bfqq->sync && bfqq->ioprio_class == BFQ_CLASS_BE;
 }
 
-static void bfq_wr_apply_weight(struct bfq_queue *bfqq)
-{
-	bfq_entity_set_prio(&bfqq->entity, bfq_queue_weight(bfqq),
-			    bfqq->ioprio_class);
-}
-
 void bfq_wr_init(struct bfq_data *bfqd)
 {
 	INIT_LIST_HEAD(&bfqd->wr.burst_members);
@@ -288,7 +282,7 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		wr->coeff = BFQ_WR_COEFF;
 		wr->dur_ns = bfq_wr_duration_ns(peak);
 	}
-	bfq_wr_apply_weight(bfqq);
+	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_start(bfq_dev(bfqd), bfqq->pid, kind == BFQ_WR_SOFT_RT,
 			   wr->coeff, div_u64(wr->dur_ns, NSEC_PER_MSEC));
 	bfq_log(bfqd, bfqq, "wr start %s coeff=%u duration=%llums",
@@ -300,17 +294,18 @@ static void bfq_wr_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       enum bfq_wr_end_reason why, u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
-	u64 raised_ms = div_u64(now_ns - wr->start_ns, NSEC_PER_MSEC);
+	u64 raised_ms;
 
 	lockdep_assert_held(&bfqd->lock);
 
 	if (wr->coeff == 1)
 		return;
+	raised_ms = div_u64(now_ns - wr->start_ns, NSEC_PER_MSEC);
 	list_del_init(&wr->raised_node);
 	bfqd->wr.nr_raised--;
 	wr->coeff = 1;
 	wr->kind = BFQ_WR_NONE;
-	bfq_wr_apply_weight(bfqq);
+	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_end(bfq_dev(bfqd), bfqq->pid, why, raised_ms);
 	bfq_log(bfqd, bfqq, "wr end reason=%d after=%llums", why, raised_ms);
 }
@@ -384,7 +379,9 @@ void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	lockdep_assert_held(&bfqd->lock);
 
-	bfq_wr_end(bfqd, bfqq, BFQ_WR_END_EXIT, ktime_get_ns());
+	/* Most queues die unraised: read the clock only for the trace. */
+	if (bfqq->wr.coeff > 1)
+		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_EXIT, ktime_get_ns());
 	list_del_init(&bfqq->wr.burst_node);
 }
 
