@@ -24,7 +24,7 @@ ccflags-y += -I$(BFQ_BLOCK_SRC)
 endif
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
-bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o
+bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o bfq-inject.o
 # bfq-trace.h is found by define_trace.h through the include path.
 CFLAGS_bfq-iosched.o += -I$(src)
 

@@ -105,7 +105,8 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  */
 #define BFQ_RQ_QUEUED		BIT(0)	/* in a queue's sort_list and fifo */
 #define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
-#define BFQ_RQ_SECTORS_SHIFT	2
+#define BFQ_RQ_INJECTED		BIT(2)	/* dispatched by bfq-inject.c */
+#define BFQ_RQ_SECTORS_SHIFT	3
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
@@ -233,6 +234,7 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->sort_list = RB_ROOT;
 	INIT_LIST_HEAD(&bfqq->fifo);
 	bfq_wr_queue_init(bfqq);
+	bfq_inject_queue_init(bfqd, bfqq);
 	bfq_queue_set_ioprio(bfqq, ioprio);
 }
 
@@ -270,6 +272,7 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 		return;
 	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
+	bfq_inject_queue_exit(bfqd, bfqq);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
@@ -423,6 +426,8 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
+	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
+		bfq_inject_woken(bfqd, bfqq, rq, ktime_get_ns());
 	elv_rb_add(&bfqq->sort_list, rq);
 	rq->fifo_time = jiffies +
 		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
@@ -455,7 +460,8 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_busy_set(bfqd, bfqq);
 	bfq_note_queue(bfqd, bfqq, false);
 	if (bfqd->in_service_bfqq &&
-	    bfq_class_preempts(bfqq, bfqd->in_service_bfqq))
+	    (bfq_class_preempts(bfqq, bfqd->in_service_bfqq) ||
+	     bfq_wr_takes_over(bfqd, bfqq, bfqd->in_service_bfqq)))
 		bfq_expire(bfqd, BFQ_EXP_PREEMPTED);
 }
 
@@ -681,14 +687,19 @@ static unsigned int bfq_turn_ms(struct bfq_data *bfqd)
 static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 {
 	struct bfq_entity *entity;
+	struct bfq_queue *bfqq;
 
 	if (bfqd->in_service_bfqq)
 		return bfqd->in_service_bfqq;
 	entity = bfq_sched_select(&bfqd->sched, jiffies);
 	if (!entity)
 		return NULL;
-	bfqd->in_service_bfqq = container_of(entity, struct bfq_queue, entity);
-	bfq_get_queue(bfqd->in_service_bfqq);
+	bfqq = container_of(entity, struct bfq_queue, entity);
+	bfqd->in_service_bfqq = bfqq;
+	bfq_get_queue(bfqq);
+	/* Service received by injection counts into this turn. */
+	entity->service_sectors = min(bfq_inject_take_debt(bfqq),
+				      entity->budget_sectors);
 	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, ktime_get_ns());
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
 	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
@@ -708,6 +719,39 @@ static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
 	return !entity->service_sectors ||
 	       entity->service_sectors + blk_rq_sectors(rq) <=
 	       entity->budget_sectors;
+}
+
+/* Take @rq out of @bfqq for the device. */
+static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    struct request *rq)
+{
+	bfq_remove_request(bfqd, rq);
+	bfq_rate_dispatched(&bfqd->rate, ktime_get_ns(),
+			    blk_rq_pos(rq) == bfqq->next_pos,
+			    bfqd->rq_in_driver);
+	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
+}
+
+/*
+ * While the device idles for @cur: a request of another queue, if
+ * bfq-inject.c finds one worth dispatching, else NULL.
+ */
+static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
+					     struct bfq_queue *cur)
+{
+	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur);
+	struct request *rq;
+
+	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
+		return NULL;
+	rq = bfq_choose_rq(bfqd, bfqq);
+	bfq_dispatch_rq(bfqd, bfqq, rq);
+	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
+	rq_state_set(rq, BFQ_RQ_INJECTED, true);
+	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
+	return rq;
 }
 
 /*
@@ -737,7 +781,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			}
 			if (!bfqq->nr_in_driver && !bfqd->idling)
 				bfq_idle_start(bfqd);
-			return NULL;
+			return bfq_dispatch_injected(bfqd, bfqq);
 		}
 		if (time_after(jiffies, bfqd->turn_deadline)) {
 			bfq_expire(bfqd, BFQ_EXP_TIMEOUT);
@@ -748,13 +792,8 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			bfq_expire(bfqd, BFQ_EXP_BUDGET);
 			continue;
 		}
-		bfq_remove_request(bfqd, rq);
-		bfq_rate_dispatched(&bfqd->rate, ktime_get_ns(),
-				    blk_rq_pos(rq) == bfqq->next_pos,
-				    bfqd->rq_in_driver);
-		bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+		bfq_dispatch_rq(bfqd, bfqq, rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
-		bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
 				   blk_rq_sectors(rq),
 				   bfqq->entity.service_sectors,
@@ -886,6 +925,8 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqd->rq_in_driver--;
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
+	bfq_inject_completed(bfqd, bfqq, rq, rq_state(rq) & BFQ_RQ_INJECTED,
+			     now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
 	    !bfqq->nr_in_driver && !bfqd->idling) {
@@ -910,6 +951,7 @@ static void bfq_finish_request(struct request *rq)
 		spin_lock_irqsave(&bfqd->lock, flags);
 		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
 			bfq_rq_completed(bfqd, bfqq, rq);
+		bfq_inject_forget_rq(bfqd, rq);
 		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
 		rq->elv.priv[0] = NULL;
 		rq->elv.priv[1] = NULL;
@@ -942,6 +984,10 @@ static void bfq_requeue_request(struct request *rq)
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
 				  bfqq->bfqd->rq_in_driver);
+		if (rq_state(rq) & BFQ_RQ_INJECTED) {
+			rq_state_set(rq, BFQ_RQ_INJECTED, false);
+			bfqq->bfqd->inj.in_driver--;
+		}
 	}
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
 }
@@ -1126,6 +1172,7 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 	bfqd->idle_timer.function = bfq_idle_timer_fn;
 	bfq_sched_init(&bfqd->sched);
 	bfq_wr_init(bfqd);
+	bfq_inject_init(bfqd);
 	INIT_LIST_HEAD(&bfqd->dispatch_head);
 	bfq_tunables_init(&bfqd->tun);
 	bfq_queue_init(bfqd, &bfqd->fallback_bfqq, false,
@@ -1349,10 +1396,12 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 		   bfq_class_names[e->class_idx], e->weight, e->budget_sectors,
 		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
 		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
-	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s\n",
+	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s waker=%d inject_debt=%u\n",
 		   bfqq->wr.coeff, bfq_wr_left_ms(bfqq, ktime_get_ns()),
 		   bfqq->wr.kind == BFQ_WR_SOFT_RT,
-		   bfq_burst_names[bfqq->wr.burst]);
+		   bfq_burst_names[bfqq->wr.burst],
+		   bfqq->inj.waker ? bfqq->inj.waker->pid : 0,
+		   bfqq->inj.debt_sectors);
 }
 
 /* The queue in service, then every backlogged queue by class and finish. */
@@ -1402,6 +1451,11 @@ static int bfq_service_trees_show(void *data, struct seq_file *m)
 	seq_printf(m, "wr_raised=%u burst_size=%u burst_large=%d\n",
 		   bfqd->wr.nr_raised, bfqd->wr.burst.size,
 		   bfqd->wr.burst.large);
+	seq_printf(m, "inject_limit=%u inject_base_us=%llu injected_in_driver=%u injected=%llu for_wakers=%llu\n",
+		   bfqd->inj.learn.limit,
+		   div_u64(bfqd->inj.learn.base_ns, NSEC_PER_USEC),
+		   bfqd->inj.in_driver, bfqd->inj.nr_injected,
+		   bfqd->inj.nr_for_wakers);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

@@ -123,9 +123,31 @@ struct bfq_wr_queue {
 	u64 busy_since_ns;		/* start of the last busy period */
 	u64 busy_sectors;		/* dispatched since busy_since_ns */
 	u64 softrt_next_start_ns;	/* earliest soft real-time arrival */
+	unsigned int softrt_batches;	/* batches in a row that kept it */
 
 	enum bfq_burst_member burst;
 	struct list_head burst_node;
+};
+
+/* Waker detection of one queue (bfq_waker_observe()). */
+struct bfq_waker_track {
+	u64 cand_serial;		/* queue that woke it last; 0: none */
+	unsigned int hits;		/* wake-ups in a row after cand */
+	unsigned int misses;		/* wake-ups in a row not after waker */
+};
+
+/*
+ * Injection and waker state of one queue (bfq-inject.c); bfq_data.lock.
+ * waker and the wakees list hold no reference (lifetime rule in
+ * bfq-inject.c).
+ */
+struct bfq_inject_queue {
+	u64 serial;			/* unique in its device, never reused */
+	unsigned int debt_sectors;	/* injected, charged at its next turn */
+	struct bfq_queue *waker;	/* whose completions wake this queue */
+	struct list_head waker_node;	/* on waker->inj.wakees */
+	struct list_head wakees;	/* queues this one wakes */
+	struct bfq_waker_track track;
 };
 
 /*
@@ -159,6 +181,7 @@ struct bfq_queue {
 	unsigned short busy_level;
 
 	struct bfq_wr_queue wr;
+	struct bfq_inject_queue inj;
 };
 
 /*
@@ -228,6 +251,31 @@ struct bfq_wr_data {
 	unsigned int nr_raised;
 };
 
+/* The injection limit's feedback loop (bfq_inject_feedback()). */
+struct bfq_inject_learn {
+	u64 base_ns;			/* a probe's wait, nothing injected */
+	u64 base_at_ns;			/* when base_ns was last sampled */
+	unsigned int limit;		/* injected requests in the device */
+	u64 zero_since_ns;		/* limit became 0 then */
+};
+
+/*
+ * Per device injection state (bfq-inject.c), bfq_data.lock. The pointers
+ * hold no reference: last_done is cleared when its queue is freed, probe_rq
+ * when its request is.
+ */
+struct bfq_inject_data {
+	struct bfq_inject_learn learn;
+	unsigned int in_driver;		/* injected requests in the device */
+	u64 next_serial;
+	struct bfq_queue *last_done;	/* queue of the last completion */
+	u64 last_done_ns;
+	struct request *probe_rq;	/* the request idled for, timed */
+	u64 probe_arrival_ns;
+	bool probe_injected;		/* injected requests were ahead of it */
+	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
+};
+
 /* Per device (request queue) scheduler state. */
 struct bfq_data {
 	struct request_queue *queue;
@@ -245,6 +293,7 @@ struct bfq_data {
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	struct bfq_rate rate;
 	struct bfq_wr_data wr;
+	struct bfq_inject_data inj;
 	/*
 	 * Busy sync queues per (class, level) and the number of such pairs
 	 * in use: one pair means the active queues are symmetric.
@@ -277,6 +326,8 @@ void bfq_entity_deactivate(struct bfq_sched_data *sd,
 			   struct bfq_entity *entity);
 struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
 				    unsigned long now);
+struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *sd,
+				  enum bfq_class max_class);
 void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
 		       unsigned int charge_sectors, bool backlogged);
 void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity);
@@ -303,7 +354,8 @@ struct bfq_wr_arrival {
 	bool new_queue;			/* never backlogged before */
 	bool was_idle;			/* idle since idle_since_ns */
 	bool large_burst;		/* born in a large burst */
-	u64 now_ns, idle_since_ns, softrt_next_start_ns;
+	u64 now_ns, idle_since_ns;
+	unsigned int softrt_batches;	/* this one included, if on time */
 };
 
 enum bfq_burst_step {
@@ -316,7 +368,11 @@ enum bfq_burst_step {
 u64 bfq_wr_duration_ns(u64 peak_sectors_per_sec);
 u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
 			     u64 idle_at_ns, u64 min_gap_ns);
+unsigned int bfq_softrt_batches(unsigned int batches, bool was_idle,
+				u64 now_ns, u64 next_start_ns);
 enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a);
+bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
+		     bool same_class);
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why);
 enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns);
@@ -337,9 +393,38 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    enum bfq_expire_reason why, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq);
 u64 bfq_wr_left_ms(const struct bfq_queue *bfqq, u64 now_ns);
+
+/* bfq-inject.c: injection and wakers (low_latency). bfq_data.lock. */
+enum bfq_waker_step {
+	BFQ_WAKER_SAME,			/* nothing changes */
+	BFQ_WAKER_FOUND,		/* the candidate becomes the waker */
+	BFQ_WAKER_LOST,			/* the waker stopped waking it */
+};
+
+void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
+			 bool injected, u64 now_ns);
+unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns);
+enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
+				      u64 cand_serial, u64 waker_serial);
+
+void bfq_inject_init(struct bfq_data *bfqd);
+void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      struct request *rq, u64 now_ns);
+struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
+				  struct bfq_queue *cur);
+void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   struct bfq_queue *cur, unsigned int sectors);
+void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  struct request *rq, bool injected, u64 now_ns);
+void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq);
+unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq);
 
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)

@@ -2,8 +2,8 @@
 /*
  * BFQ tracepoints: fired where the scheduler decides something (a queue
  * becomes backlogged, is selected, dispatches, starts or stops idling, is
- * expired, its weight raising starts or ends), keyed by the device's
- * dev_t and the queue's pid.
+ * expired, its weight raising starts or ends, the injection limit or a
+ * waker changes), keyed by the device's dev_t and the queue's pid.
  * Enable with: echo 1 > /sys/kernel/tracing/events/bfq/enable
  */
 #undef TRACE_SYSTEM
@@ -157,6 +157,37 @@ TRACE_EVENT(bfq_wr_end,
 				       { BFQ_WR_END_CLASS, "class" },
 				       { BFQ_WR_END_EXIT, "exit" }),
 		      __entry->raised_ms));
+
+TRACE_EVENT(bfq_inject_limit,
+	    TP_PROTO(dev_t dev, unsigned int limit, u64 base_ns, u64 wait_ns),
+	    TP_ARGS(dev, limit, base_ns, wait_ns),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned int, limit)
+			     __field(u64, base_ns)
+			     __field(u64, wait_ns)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->limit = limit;
+			   __entry->base_ns = base_ns;
+			   __entry->wait_ns = wait_ns;),
+	    TP_printk("%d,%d limit=%u base=%lluns wait=%lluns",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->limit,
+		      (unsigned long long)__entry->base_ns,
+		      (unsigned long long)__entry->wait_ns));
+
+TRACE_EVENT(bfq_waker,
+	    TP_PROTO(dev_t dev, pid_t pid, pid_t waker, pid_t old_waker),
+	    TP_ARGS(dev, pid, waker, old_waker),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(pid_t, waker)
+			     __field(pid_t, old_waker)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pid = pid;
+			   __entry->waker = waker;
+			   __entry->old_waker = old_waker;),
+	    TP_printk("%d,%d bfq%d waker=bfq%d was=bfq%d",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __entry->waker, __entry->old_waker));
 
 #endif /* _TRACE_BFQ_H */
 

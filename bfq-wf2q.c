@@ -127,7 +127,8 @@ static void bfq_active_erase(struct bfq_service_tree *st,
  * A left subtree holding an eligible entity holds the answer, since all its
  * finishes precede the node's; else the node itself, else the right side.
  */
-static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
+static struct bfq_entity *
+bfq_first_eligible_at(const struct bfq_service_tree *st, u64 vtime)
 {
 	struct rb_node *node = st->active.rb_node;
 
@@ -135,15 +136,20 @@ static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
 		struct bfq_entity *left = bfq_rb_entity(node->rb_left);
 		struct bfq_entity *entity = bfq_rb_entity(node);
 
-		if (left && !bfq_vt_before(st->vtime, left->min_start)) {
+		if (left && !bfq_vt_before(vtime, left->min_start)) {
 			node = node->rb_left;
 			continue;
 		}
-		if (!bfq_vt_before(st->vtime, entity->start))
+		if (!bfq_vt_before(vtime, entity->start))
 			return entity;
 		node = node->rb_right;
 	}
 	return NULL;
+}
+
+static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
+{
+	return bfq_first_eligible_at(st, st->vtime);
 }
 
 /* ------------------------------------------------------------------ */
@@ -372,6 +378,32 @@ struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
 	if (entity->class_idx == BFQ_CLASS_IDLE)
 		sd->idle_class_since = now;
 	return entity;
+}
+
+/*
+ * The entity bfq_sched_select() would take next if the one in service
+ * left now, or NULL; changes nothing. Only classes up to @max_class are
+ * looked at. For owners that use the device while the entity in service
+ * does not (bfq-inject.c): they serve whom the service order names next.
+ */
+struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *sd,
+				  enum bfq_class max_class)
+{
+	int i;
+
+	for (i = 0; i <= max_class && i < BFQ_NR_CLASSES; i++) {
+		const struct bfq_service_tree *st = &sd->st[i];
+		struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
+		u64 vtime = st->vtime;
+
+		if (!root)
+			continue;
+		/* Where rule 2's catch-up would take the virtual time. */
+		if (bfq_vt_before(vtime, root->min_start))
+			vtime = root->min_start;
+		return bfq_first_eligible_at(st, vtime);
+	}
+	return NULL;
 }
 
 /*

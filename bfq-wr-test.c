@@ -121,20 +121,30 @@ struct bfq_softrt_pattern {
 };
 
 static const struct bfq_softrt_pattern bfq_softrt_patterns[] = {
-	/* 25 frames/s of 200 KiB, served in 3 ms: all but the first. */
-	{ "video 25 fps 200 KiB", 50, 400, 3000, 40000, 0, 0, 0, 49 },
+	/*
+	 * 25 frames/s of 200 KiB, served in 3 ms: from the third on time
+	 * after the first (a new queue, interactive) on.
+	 */
+	{ "video 25 fps 200 KiB", 50, 400, 3000, 40000, 0, 0, 0, 47 },
 	/* 25 fps of 2 MiB is 50 MiB/s: too fast to be soft real time. */
 	{ "25 fps 2 MiB frames", 50, 4096, 10000, 40000, 0, 0, 0, 0 },
 	/* 50 Hz audio, 16 KiB every 20 ms. */
-	{ "audio 50 Hz", 100, 32, 500, 20000, 0, 0, 0, 99 },
+	{ "audio 50 Hz", 100, 32, 500, 20000, 0, 0, 0, 97 },
 	/* A reader back to back, 1 ms of CPU between 128 KiB reads. */
 	{ "bulk back to back", 100, 256, 1000, 0, 1000, 0, 0, 0 },
 	/* Back to back with 4 KiB reads on a fast device. */
 	{ "random reader fast", 100, 8, 100, 0, 50, 0, 0, 0 },
-	/* Every 4th frame comes 38 ms early: right after the last one. */
-	{ "video, some frames early", 48, 400, 3000, 40000, 0, 4, 38000, 36 },
+	/*
+	 * Every 4th frame comes 38 ms early, right after the last one: the
+	 * count starts again, and only the third on time after it is soft
+	 * real time (frames 3, 7, ..., 47).
+	 */
+	{ "video, some frames early", 48, 400, 3000, 40000, 0, 4, 38000, 12 },
+	/* Every other frame early: never three in a row. */
+	{ "video, every other frame early", 48, 400, 3000, 40000, 0, 2, 38000,
+	  0 },
 	/* A reader that thinks 30 ms between 4 KiB reads: periodic too. */
-	{ "slow thinker", 40, 8, 200, 0, 30000, 0, 0, 39 },
+	{ "slow thinker", 40, 8, 200, 0, 30000, 0, 0, 37 },
 };
 
 static void bfq_softrt_pattern_desc(const struct bfq_softrt_pattern *c,
@@ -151,8 +161,8 @@ static void bfq_softrt_detection_patterns(struct kunit *test)
 {
 	const struct bfq_softrt_pattern *p = test->param_value;
 	struct bfq_wr_arrival a = { .new_queue = true };
-	u64 t = MS(1000), idle_at = 0;
-	unsigned int i, found = 0;
+	u64 t = MS(1000), idle_at = 0, next_start = 0;
+	unsigned int i, found = 0, batches = 0;
 
 	for (i = 0; i < p->nr; i++) {
 		u64 at = p->period_us ? MS(1000) + i * p->period_us * 1000 :
@@ -161,6 +171,9 @@ static void bfq_softrt_detection_patterns(struct kunit *test)
 		if (i && p->early_every && !(i % p->early_every))
 			at = max(at - p->early_us * 1000, idle_at + 1);
 		a.now_ns = at;
+		batches = bfq_softrt_batches(batches, a.was_idle, at,
+					     next_start);
+		a.softrt_batches = batches;
 		switch (bfq_wr_choose(&a)) {
 		case BFQ_WR_SOFT_RT:
 			found++;
@@ -175,10 +188,9 @@ static void bfq_softrt_detection_patterns(struct kunit *test)
 		a = (struct bfq_wr_arrival) {
 			.was_idle = true,
 			.idle_since_ns = idle_at,
-			.softrt_next_start_ns =
-				bfq_softrt_next_start_ns(at, p->sectors,
-							 idle_at, MS(8)),
 		};
+		next_start = bfq_softrt_next_start_ns(at, p->sectors, idle_at,
+						      MS(8));
 		t = idle_at + p->think_us * 1000;
 	}
 	KUNIT_EXPECT_EQ(test, found, p->softrt);
@@ -199,27 +211,27 @@ static const struct bfq_wr_choose_case bfq_wr_choose_cases[] = {
 	  { .new_queue = true, .large_burst = true }, BFQ_WR_NONE },
 	{ "idle long enough",
 	  { .was_idle = true, .idle_since_ns = MS(100),
-	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS), .softrt_next_start_ns = U64_MAX },
+	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS) },
 	  BFQ_WR_INTERACTIVE },
 	{ "idle just too short",
 	  { .was_idle = true, .idle_since_ns = MS(100),
-	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS) - 1,
-	    .softrt_next_start_ns = U64_MAX }, BFQ_WR_NONE },
-	{ "soft rt on time",
+	    .now_ns = MS(100 + BFQ_WR_MIN_IDLE_MS) - 1 }, BFQ_WR_NONE },
+	{ "soft rt: enough batches",
 	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
-	    .softrt_next_start_ns = MS(140) }, BFQ_WR_SOFT_RT },
-	{ "soft rt too early",
-	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(139),
-	    .softrt_next_start_ns = MS(140) }, BFQ_WR_NONE },
+	    .softrt_batches = BFQ_SOFTRT_MIN_BATCHES }, BFQ_WR_SOFT_RT },
+	{ "soft rt: one batch short",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
+	    .softrt_batches = BFQ_SOFTRT_MIN_BATCHES - 1 }, BFQ_WR_NONE },
 	{ "long idle beats soft rt",
 	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(5000),
-	    .softrt_next_start_ns = MS(140) }, BFQ_WR_INTERACTIVE },
+	    .softrt_batches = BFQ_SOFTRT_MIN_BATCHES },
+	  BFQ_WR_INTERACTIVE },
 	{ "not idle: requests were in the device",
 	  { .was_idle = false, .idle_since_ns = MS(100), .now_ns = MS(5000) },
 	  BFQ_WR_NONE },
 	{ "large burst, soft rt pattern",
 	  { .large_burst = true, .was_idle = true, .idle_since_ns = MS(100),
-	    .now_ns = MS(140), .softrt_next_start_ns = MS(120) }, BFQ_WR_NONE },
+	    .now_ns = MS(140), .softrt_batches = 10 }, BFQ_WR_NONE },
 };
 
 static void bfq_wr_choose_desc(const struct bfq_wr_choose_case *c, char *desc)
@@ -234,6 +246,36 @@ static void bfq_wr_choose_table(struct kunit *test)
 	const struct bfq_wr_choose_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, bfq_wr_choose(&c->a), c->kind);
+}
+
+/* The count of batches that kept the pattern: on time, early, not idle. */
+static void bfq_softrt_batches_steps(struct kunit *test)
+{
+	unsigned int b = 0;
+
+	b = bfq_softrt_batches(b, true, MS(140), MS(140));
+	KUNIT_EXPECT_EQ(test, b, 1U);
+	b = bfq_softrt_batches(b, false, MS(150), MS(200));
+	KUNIT_EXPECT_EQ(test, b, 1U);
+	b = bfq_softrt_batches(b, true, MS(300), MS(200));
+	KUNIT_EXPECT_EQ(test, b, 2U);
+	b = bfq_softrt_batches(b, true, MS(399), MS(400));
+	KUNIT_EXPECT_EQ(test, b, 0U);
+	KUNIT_EXPECT_EQ(test, bfq_softrt_batches(UINT_MAX, true, 1, 0),
+			UINT_MAX);
+}
+
+/* Rule 7: only a raised queue, only over a queue not raised, same class. */
+static void bfq_wr_preempts_cases(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts(BFQ_WR_COEFF, 1, true));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts(BFQ_WR_SOFTRT_COEFF, 1, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_COEFF, 1, false));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(1, 1, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_SOFTRT_COEFF,
+						 BFQ_WR_COEFF, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_COEFF, BFQ_WR_COEFF,
+						 true));
 }
 
 /* Only turns that used the whole budget or the whole turn are greedy. */
@@ -510,6 +552,8 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_softrt_detection_patterns,
 			 bfq_softrt_pattern_gen_params),
 	KUNIT_CASE_PARAM(bfq_wr_choose_table, bfq_wr_choose_gen_params),
+	KUNIT_CASE(bfq_softrt_batches_steps),
+	KUNIT_CASE(bfq_wr_preempts_cases),
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
 	KUNIT_CASE_PARAM(bfq_burst_birth_table, bfq_burst_gen_params),
 	KUNIT_CASE(bfq_burst_size_bound),

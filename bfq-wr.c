@@ -28,12 +28,14 @@
  *    if it arrives no earlier than bfq_softrt_next_start_ns(): the sectors
  *    of its last busy period at BFQ_SOFTRT_MAX_SECTORS_PER_SEC after that
  *    period began, and at least one idle slice (BFQ_SOFTRT_MIN_GAP_MS at
- *    least) after it became idle. A queue that keeps that pattern issues
- *    short periodic batches at a low average rate (a media player): it
- *    gets BFQ_WR_SOFTRT_COEFF for BFQ_WR_SOFTRT_DURATION_MS, renewed at
- *    each batch that keeps the pattern, so its batches are served before
- *    the other queues' turns. A queue that arrives early keeps its raising
- *    only until it lapses.
+ *    least) after it became idle. A queue whose last BFQ_SOFTRT_MIN_BATCHES
+ *    batches all kept that pattern issues short periodic batches at a low
+ *    average rate (a media player): it gets BFQ_WR_SOFTRT_COEFF for
+ *    BFQ_WR_SOFTRT_DURATION_MS, renewed at each batch that keeps the
+ *    pattern, so its batches are served before the other queues' turns.
+ *    One batch is not a pattern: a bulk reader that stalls once (CPU
+ *    contention, a page fault) must not pass. A queue that arrives early
+ *    starts counting again and keeps its raising only until it lapses.
  * 4. Bursts. Sync queues created less than BFQ_BURST_WINDOW_MS after the
  *    previous one form a burst (bfq_burst_birth()); the burst ends when
  *    that window passes without a new queue. Once a burst counts
@@ -46,8 +48,17 @@
  *    even where bfq_should_idle() would otherwise move on: the raised
  *    queue's next request is the one a user waits for.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
- *    rules 1-5; writing 1 applies them again to queues that become
+ *    rules 1-5 and 7; writing 1 applies them again to queues that become
  *    backlogged from then on.
+ * 7. Preemption. A raised queue that becomes backlogged while a queue of
+ *    its class that is not raised holds the device ends that queue's turn
+ *    (bfq_wr_preempts()): its request is the one a user waits for, and a
+ *    bulk queue's turn can last timeout_sync. The preempted queue is
+ *    charged only what it received and keeps its budget, so it is owed the
+ *    rest and, with its finish time unchanged, is served again right after
+ *    the raised queues: it waits at most one raised turn, itself bounded by
+ *    timeout_sync, and it never waits behind another non-raised queue
+ *    because of this.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
@@ -61,11 +72,8 @@
  * before it frees a queue, which takes the queue off both. No other path
  * frees a bfq_queue.
  *
- * Not done yet (issue 6, later phases): injection of other queues'
- * requests while the device idles for a raised queue; wakers; keeping a
- * raised queue from waiting a whole budget timeout behind a non-raised
- * queue in service; the VM tests of start-up time, soft real-time
- * deadlines, throughput and bursts.
+ * Injection and wakers, which decide what the device does while it idles,
+ * live in bfq-inject.c.
  */
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -129,6 +137,12 @@
  * requests, which must not pass for a period. The default slice_idle.
  */
 #define BFQ_SOFTRT_MIN_GAP_MS		8
+/*
+ * Rule 3: batches in a row that must keep the pattern. Three periods of a
+ * 25 fps video are 120 ms, well inside one start-up's raising; a bulk
+ * reader that stalls by chance rarely does so three times in a row.
+ */
+#define BFQ_SOFTRT_MIN_BATCHES		3
 
 /*
  * Rule 4: the processes one command starts (a pipeline, make -j, a service
@@ -179,6 +193,23 @@ u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
 }
 
 /*
+ * Rule 3: the count of batches in a row that kept the soft real-time
+ * pattern, after one that arrives at @now_ns: it counts if its queue was
+ * idle and it came no earlier than @next_start_ns, else the count starts
+ * again. A queue that was not idle (requests still in the device) did not
+ * end a batch, so the count stands.
+ */
+unsigned int bfq_softrt_batches(unsigned int batches, bool was_idle,
+				u64 now_ns, u64 next_start_ns)
+{
+	if (!was_idle)
+		return batches;
+	if (now_ns < next_start_ns)
+		return 0;
+	return batches < UINT_MAX ? batches + 1 : batches;
+}
+
+/*
  * Rules 1, 3 and 4: the raising a queue that becomes backlogged earns, or
  * BFQ_WR_NONE (a queue already raised then keeps its raising).
  */
@@ -192,9 +223,20 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
 		return BFQ_WR_NONE;
 	if (a->now_ns - a->idle_since_ns >= BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC)
 		return BFQ_WR_INTERACTIVE;
-	if (a->now_ns >= a->softrt_next_start_ns)
+	if (a->softrt_batches >= BFQ_SOFTRT_MIN_BATCHES)
 		return BFQ_WR_SOFT_RT;
 	return BFQ_WR_NONE;
+}
+
+/*
+ * Rule 7: whether a queue raised by @new_coeff that becomes backlogged
+ * ends the turn of a queue raised by @in_service_coeff (1: not raised).
+ * Only across one class: between classes the service layer's order rules.
+ */
+bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
+		     bool same_class)
+{
+	return same_class && new_coeff > 1 && in_service_coeff == 1;
 }
 
 /*
@@ -400,7 +442,6 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		.large_burst = wr->burst == BFQ_BURST_LARGE,
 		.now_ns = now_ns,
 		.idle_since_ns = wr->idle_since_ns,
-		.softrt_next_start_ns = wr->softrt_next_start_ns,
 	};
 	enum bfq_wr_kind kind = BFQ_WR_NONE;
 
@@ -409,6 +450,10 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_wr_check_end(bfqd, bfqq, now_ns);
 	if (!bfqq->sync)
 		return;
+	wr->softrt_batches = bfq_softrt_batches(wr->softrt_batches, wr->idle,
+						now_ns,
+						wr->softrt_next_start_ns);
+	a.softrt_batches = wr->softrt_batches;
 	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
 		kind = bfq_wr_choose(&a);
 	wr->seen_busy = true;
@@ -500,6 +545,15 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 
 	return bfq_wr_enabled(bfqd) && wr->coeff > 1 &&
 	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
+}
+
+/* Rule 7: whether @bfqq, just backlogged, takes the device from @cur. */
+bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       const struct bfq_queue *cur)
+{
+	return bfq_wr_enabled(bfqd) &&
+	       bfq_wr_preempts(bfqq->wr.coeff, cur->wr.coeff,
+			       bfqq->ioprio_class == cur->ioprio_class);
 }
 
 /* Rule 4: whether @bfqq was born in a large burst (no idling for it). */

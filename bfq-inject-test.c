@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of injection and wakers (bfq-inject.c), #included at its
+ * end: the injection limit's feedback on synthetic probe waits, the retry
+ * of a limit of 0, the waker state machine on synthetic wake-up sequences,
+ * and the queue glue on a bfq_data without a device: a waker found from
+ * completions and arrivals, and the lifetime rule.
+ */
+#include <kunit/test.h>
+
+#define IMS(x)	((u64)(x) * NSEC_PER_MSEC)
+#define IUS(x)	((u64)(x) * NSEC_PER_USEC)
+
+/* ---- the injection limit ------------------------------------------- */
+
+#define BFQ_INJECT_STEPS_MAX	12
+
+/*
+ * Probes 10 ms apart: each waited wait_us, with injected requests ahead
+ * of it if injected; the limit expected after each.
+ */
+struct bfq_inject_case {
+	const char *desc;
+	unsigned int nr;
+	unsigned int start_limit;
+	u64 wait_us[BFQ_INJECT_STEPS_MAX];
+	bool injected[BFQ_INJECT_STEPS_MAX];
+	unsigned int limit[BFQ_INJECT_STEPS_MAX];
+};
+
+static const struct bfq_inject_case bfq_inject_cases[] = {
+	/* A device that serves in parallel: waits do not grow, limit does. */
+	{ "parallel device: limit grows", 6, 1,
+	  { 200, 200, 210, 190, 205, 200 },
+	  { false, true, true, true, true, true },
+	  { 1, 2, 3, 4, 5, 6 } },
+	/* One at a time: an injected request ahead doubles the wait. */
+	{ "serial device: limit falls to 0", 4, 2,
+	  { 200, 400, 200, 400 },
+	  { false, true, false, true },
+	  { 2, 1, 1, 0 } },
+	/* 25% more is within the tolerance, 26% is not. */
+	{ "tolerance edge", 3, 3,
+	  { 1000, 1250, 1260 },
+	  { false, true, true },
+	  { 3, 4, 3 } },
+	/* Without a base, an injected wait proves nothing. */
+	{ "no base yet: no change", 2, 1,
+	  { 5000, 200 },
+	  { true, true },
+	  { 1, 1 } },
+	/* The base is an average: one fast sample does not tighten it. */
+	{ "base averages", 4, 1,
+	  { 800, 400, 400, 800 },
+	  { false, false, false, true },
+	  { 1, 1, 1, 2 } },
+	/* The limit stops at its maximum. */
+	{ "capped", 3, BFQ_INJECT_MAX,
+	  { 100, 100, 100 },
+	  { false, true, true },
+	  { BFQ_INJECT_MAX, BFQ_INJECT_MAX, BFQ_INJECT_MAX } },
+};
+
+static void bfq_inject_desc(const struct bfq_inject_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_inject, bfq_inject_cases, bfq_inject_desc);
+
+static void bfq_inject_feedback_table(struct kunit *test)
+{
+	const struct bfq_inject_case *c = test->param_value;
+	struct bfq_inject_learn l = { .limit = c->start_limit };
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		bfq_inject_feedback(&l, IUS(c->wait_us[i]), c->injected[i],
+				    IMS(1000 + 10 * i));
+		KUNIT_EXPECT_EQ_MSG(test, l.limit, c->limit[i], "probe %u", i);
+		KUNIT_EXPECT_LE(test, l.limit, (unsigned int)BFQ_INJECT_MAX);
+	}
+}
+
+/* A limit of 0 is tried again as 1 after BFQ_INJECT_REPROBE_MS, not before. */
+static void bfq_inject_limit_reprobe(struct kunit *test)
+{
+	struct bfq_inject_learn l = { .limit = 1 };
+	u64 t = IMS(5000);
+
+	bfq_inject_feedback(&l, IUS(100), false, t);
+	bfq_inject_feedback(&l, IUS(300), true, t);
+	KUNIT_EXPECT_EQ(test, l.limit, 0U);
+	t += IMS(BFQ_INJECT_REPROBE_MS);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t - 1), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t), 1U);
+	t -= IMS(BFQ_INJECT_REPROBE_MS);
+	/* A stale base is replaced, not averaged. */
+	bfq_inject_feedback(&l, IUS(900), false,
+			    t + IMS(BFQ_INJECT_BASE_STALE_MS));
+	KUNIT_EXPECT_EQ(test, l.base_ns, IUS(900));
+}
+
+/* ---- wakers -------------------------------------------------------- */
+
+#define BFQ_WAKER_STEPS_MAX	12
+
+/* Wake-ups after completions of the queues of the given serials. */
+struct bfq_waker_case {
+	const char *desc;
+	unsigned int nr;
+	u64 cand[BFQ_WAKER_STEPS_MAX];
+	enum bfq_waker_step step[BFQ_WAKER_STEPS_MAX];
+	u64 waker;			/* expected at the end */
+};
+
+#define WS_	BFQ_WAKER_SAME
+#define WF_	BFQ_WAKER_FOUND
+#define WL_	BFQ_WAKER_LOST
+
+static const struct bfq_waker_case bfq_waker_cases[] = {
+	{ "three in a row", 3, { 7, 7, 7 }, { WS_, WS_, WF_ }, 7 },
+	{ "interrupted", 5, { 7, 7, 9, 7, 7 }, { WS_, WS_, WS_, WS_, WS_ }, 0 },
+	{ "a wake-up with no completion before resets", 4, { 7, 7, 0, 7 },
+	  { WS_, WS_, WS_, WS_ }, 0 },
+	{ "round robin of three never is", 9, { 1, 2, 3, 1, 2, 3, 1, 2, 3 },
+	  { WS_, WS_, WS_, WS_, WS_, WS_, WS_, WS_, WS_ }, 0 },
+	{ "kept through two misses", 7, { 7, 7, 7, 9, 0, 7, 7 },
+	  { WS_, WS_, WF_, WS_, WS_, WS_, WS_ }, 7 },
+	{ "lost after three misses, then a new one", 9,
+	  { 7, 7, 7, 9, 9, 9, 9, 9, 9 },
+	  { WS_, WS_, WF_, WS_, WS_, WL_, WS_, WF_, WS_ }, 9 },
+};
+
+static void bfq_waker_desc(const struct bfq_waker_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_waker, bfq_waker_cases, bfq_waker_desc);
+
+static void bfq_waker_observe_table(struct kunit *test)
+{
+	const struct bfq_waker_case *c = test->param_value;
+	struct bfq_waker_track t = {};
+	u64 waker = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		enum bfq_waker_step step = bfq_waker_observe(&t, c->cand[i],
+							     waker);
+
+		KUNIT_EXPECT_EQ_MSG(test, step, c->step[i], "wake-up %u", i);
+		if (step == BFQ_WAKER_FOUND)
+			waker = c->cand[i];
+		else if (step == BFQ_WAKER_LOST)
+			waker = 0;
+	}
+	KUNIT_EXPECT_EQ(test, waker, c->waker);
+}
+
+/* ---- queue glue ---------------------------------------------------- */
+
+#define BFQ_INJECT_TEST_QUEUES	3
+
+struct bfq_inject_test_dev {
+	struct bfq_data *bfqd;
+	struct bfq_queue *q[BFQ_INJECT_TEST_QUEUES];
+	struct request *rq;
+};
+
+static void bfq_inject_test_dev_init(struct kunit *test,
+				     struct bfq_inject_test_dev *d)
+{
+	int i;
+
+	d->bfqd = kunit_kzalloc(test, sizeof(*d->bfqd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->bfqd);
+	d->bfqd->queue = kunit_kzalloc(test, sizeof(*d->bfqd->queue),
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->bfqd->queue);
+	d->rq = kunit_kzalloc(test, sizeof(*d->rq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->rq);
+	spin_lock_init(&d->bfqd->lock);
+	bfq_inject_init(d->bfqd);
+	d->bfqd->tun.low_latency = 1;
+	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++) {
+		struct bfq_queue *bfqq = kunit_kzalloc(test, sizeof(*bfqq),
+						       GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, bfqq);
+		bfqq->bfqd = d->bfqd;
+		bfqq->sync = true;
+		bfqq->pid = 100 + i;
+		bfq_inject_queue_init(d->bfqd, bfqq);
+		d->q[i] = bfqq;
+	}
+}
+
+/*
+ * q[0] completes, q[1] wakes 100 us later, three times: q[0] is q[1]'s
+ * waker. A wake-up too long after the completion does not count. Freeing
+ * the waker clears the relation and last_done; freeing a wakee unlinks it.
+ */
+static void bfq_inject_waker_lifecycle(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	u64 t = IMS(1000);
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		KUNIT_EXPECT_NULL(test, d.q[1]->inj.waker);
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(100));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[0]);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&d.q[0]->inj.wakees));
+
+	/* q[2] woken long after q[0]'s completions: no waker. */
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		bfq_inject_woken(d.bfqd, d.q[2], d.rq,
+				 t + IUS(BFQ_WAKER_WINDOW_US) + 1);
+	}
+	KUNIT_EXPECT_NULL(test, d.q[2]->inj.waker);
+
+	bfq_inject_queue_exit(d.bfqd, d.q[0]);
+	KUNIT_EXPECT_NULL(test, d.q[1]->inj.waker);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.q[0]->inj.wakees));
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.q[1]->inj.waker_node));
+	KUNIT_EXPECT_NULL(test, d.bfqd->inj.last_done);
+
+	/* Now q[1] wakes q[2]; freeing the wakee empties q[1]'s list. */
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		bfq_inject_completed(d.bfqd, d.q[1], d.rq, false, t);
+		bfq_inject_woken(d.bfqd, d.q[2], d.rq, t + IUS(50));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[2]->inj.waker, d.q[1]);
+	bfq_inject_queue_exit(d.bfqd, d.q[2]);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.q[1]->inj.wakees));
+	bfq_inject_queue_exit(d.bfqd, d.q[1]);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * A queue's own completions do not make it its own waker; low_latency=0
+ * stops detection.
+ */
+static void bfq_inject_waker_not_self_nor_off(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	u64 t = IMS(1000);
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < 2 * BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		bfq_inject_woken(d.bfqd, d.q[0], d.rq, t + IUS(10));
+	}
+	KUNIT_EXPECT_NULL(test, d.q[0]->inj.waker);
+	d.bfqd->tun.low_latency = 0;
+	for (i = 0; i < 2 * BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(10));
+	}
+	KUNIT_EXPECT_NULL(test, d.q[1]->inj.waker);
+	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++)
+		bfq_inject_queue_exit(d.bfqd, d.q[i]);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * The probe: the in-service queue's idled-for request, timed from arrival
+ * to completion, feeds the limit; a freed probe is forgotten; injected
+ * sectors become a debt paid once.
+ */
+static void bfq_inject_probe_and_debt(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	struct bfq_data *bfqd;
+	u64 t = IMS(1000);
+
+	bfq_inject_test_dev_init(test, &d);
+	bfqd = d.bfqd;
+	spin_lock_irq(&bfqd->lock);
+	bfqd->in_service_bfqq = d.q[0];
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t);
+	KUNIT_EXPECT_PTR_EQ(test, bfqd->inj.probe_rq, d.rq);
+	bfq_inject_completed(bfqd, d.q[0], d.rq, false, t + IUS(200));
+	KUNIT_EXPECT_NULL(test, bfqd->inj.probe_rq);
+	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.base_ns, IUS(200));
+
+	/* One injected request ahead, the probe waits as long: limit up. */
+	bfq_inject_dispatched(bfqd, d.q[1], d.q[0], 8);
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(10));
+	KUNIT_EXPECT_TRUE(test, bfqd->inj.probe_injected);
+	bfq_inject_completed(bfqd, d.q[1], NULL, true, t + IMS(10) + 50);
+	bfq_inject_completed(bfqd, d.q[0], d.rq, false,
+			     t + IMS(10) + IUS(210));
+	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.limit, 2U);
+	KUNIT_EXPECT_EQ(test, bfqd->inj.in_driver, 0U);
+
+	/* A probe freed without completing is forgotten. */
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(20));
+	bfq_inject_forget_rq(bfqd, d.rq);
+	KUNIT_EXPECT_NULL(test, bfqd->inj.probe_rq);
+
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1]), 8U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1]), 0U);
+	bfqd->in_service_bfqq = NULL;
+	spin_unlock_irq(&bfqd->lock);
+}
+
+static struct kunit_case bfq_inject_test_cases[] = {
+	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
+	KUNIT_CASE(bfq_inject_limit_reprobe),
+	KUNIT_CASE_PARAM(bfq_waker_observe_table, bfq_waker_gen_params),
+	KUNIT_CASE(bfq_inject_waker_lifecycle),
+	KUNIT_CASE(bfq_inject_waker_not_self_nor_off),
+	KUNIT_CASE(bfq_inject_probe_and_debt),
+	{}
+};
+
+static struct kunit_suite bfq_inject_suite = {
+	.name = "bfq_inject",
+	.test_cases = bfq_inject_test_cases,
+};
+
+kunit_test_suite(bfq_inject_suite);

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BFQ low latency, continued: what the device does while it idles for the
+ * queue in service. Idling gives that queue its next request at once (a
+ * raised application's, bfq-wr.c rule 5) and keeps sequential queues
+ * sequential; but an idle device is lost throughput for everyone else.
+ * Active only while the low_latency tunable is 1.
+ *
+ * Rules enforced, and why:
+ *
+ * 1. Injection. While the device idles for the queue in service (it is
+ *    empty and bfq_should_idle() said to wait), requests of the queue the
+ *    service order names next (bfq_sched_peek()) are dispatched, at most
+ *    bfq_inject_limit() of them in the device at once. Only where idling
+ *    serves latency or throughput, not the weights: when the queue in
+ *    service is raised or the busy queues are symmetric. Where weights
+ *    differ, the idle time is what keeps the heavier queue's share, and
+ *    handing it to the others would undo that.
+ * 2. The limit is learned. The request the device idled for is a probe:
+ *    the time from its arrival to its completion is its wait. Waits with
+ *    nothing injected ahead form the base (a moving average); a wait with
+ *    injected requests ahead that exceeds the base by more than
+ *    BFQ_INJECT_TOLERANCE_PCT lowers the limit by one, one within it
+ *    raises the limit by one, up to BFQ_INJECT_MAX. So on a device that
+ *    serves requests in parallel (an SSD, a RAID) the limit grows until it
+ *    costs the idled-for queue; on one that serves them one by one it
+ *    falls to 0. A limit of 0 is tried again as 1 after
+ *    BFQ_INJECT_REPROBE_MS: devices and loads change.
+ * 3. Injected service is paid. The sectors a queue receives by injection
+ *    are its debt, counted into its service when its next turn starts
+ *    (bfq_inject_take_debt()), so its share stays the service layer's.
+ * 4. Wakers. When a queue with nothing queued nor in the device issues a
+ *    request within BFQ_WAKER_WINDOW_US of another queue's completion, that
+ *    queue woke it. One that does so BFQ_WAKER_HITS times in a row is its
+ *    waker (a journal thread and the process whose fsync waits on it; a
+ *    server and the client it answers). While the device idles for a queue
+ *    that has nothing in the device, its waker's requests are served at
+ *    once, whatever the limit: the idled-for request cannot come before
+ *    them. BFQ_WAKER_MISSES wake-ups in a row after other queues end the
+ *    relation.
+ *
+ * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, last_done and
+ * probe_rq hold no reference. bfq_put_queue() calls bfq_inject_queue_exit()
+ * before it frees a queue, which unlinks it from its waker, clears the
+ * waker of each of its wakees and clears last_done if it is that queue;
+ * bfq_finish_request() calls bfq_inject_forget_rq() before a request goes.
+ * Waker candidates are compared by serial, never dereferenced.
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+
+#include "bfq-iosched.h"
+#include "bfq-trace.h"
+
+/*
+ * Rule 2: a wait longer than the base by this much is a cost. Waits of one
+ * request vary by a few percent on a real device; a request injected
+ * ahead on a device that serves one at a time doubles the wait.
+ */
+#define BFQ_INJECT_TOLERANCE_PCT	25
+/* Rule 2: the most injected requests in the device: a deep SSD queue. */
+#define BFQ_INJECT_MAX			16
+/* Rule 2: a limit of 0 is tried again after this long. */
+#define BFQ_INJECT_REPROBE_MS		1000
+/*
+ * Rule 2: a base older than this is replaced by the next sample instead of
+ * averaged with it: the device or its load has changed meanwhile.
+ */
+#define BFQ_INJECT_BASE_STALE_MS	2000
+/*
+ * Rule 4: a woken process issues its request within tens of microseconds
+ * of the completion that woke it on an idle CPU; a loaded one takes up to
+ * a scheduler tick or two.
+ */
+#define BFQ_WAKER_WINDOW_US		4000
+/*
+ * Rule 4: wake-ups in a row after one queue that make it the waker. With
+ * ten queues completing in turn, a stranger is the last one before three
+ * wake-ups in a row once in a hundred; rule 4's misses then drop it.
+ */
+#define BFQ_WAKER_HITS			3
+#define BFQ_WAKER_MISSES		3
+
+/* ------------------------------------------------------------------ */
+/* Plain arithmetic and state machines (KUnit: bfq-inject-test.c)      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Rule 2: a probe waited @wait_ns, with injected requests ahead of it if
+ * @injected; adjust @l at @now_ns.
+ */
+void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
+			 bool injected, u64 now_ns)
+{
+	if (!injected) {
+		if (!l->base_ns || now_ns - l->base_at_ns >=
+		    (u64)BFQ_INJECT_BASE_STALE_MS * NSEC_PER_MSEC)
+			l->base_ns = wait_ns;
+		else
+			l->base_ns = div_u64(l->base_ns * 7 + wait_ns, 8);
+		l->base_at_ns = now_ns;
+		return;
+	}
+	if (!l->base_ns)
+		return;
+	if (div_u64(wait_ns * 100, 100 + BFQ_INJECT_TOLERANCE_PCT) >
+	    l->base_ns) {
+		if (l->limit && !--l->limit)
+			l->zero_since_ns = now_ns;
+	} else if (l->limit < BFQ_INJECT_MAX) {
+		l->limit++;
+	}
+}
+
+/* Rule 2: the limit in effect at @now_ns, a limit of 0 retried after a while. */
+unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
+{
+	if (!l->limit && now_ns - l->zero_since_ns >=
+	    (u64)BFQ_INJECT_REPROBE_MS * NSEC_PER_MSEC)
+		l->limit = 1;
+	return l->limit;
+}
+
+/*
+ * Rule 4: a queue woke up just after a completion of the queue of serial
+ * @cand_serial (0: no completion close enough, or its own). @waker_serial
+ * is its current waker's (0: none).
+ */
+enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
+				      u64 cand_serial, u64 waker_serial)
+{
+	if (waker_serial) {
+		if (cand_serial == waker_serial) {
+			t->misses = 0;
+			return BFQ_WAKER_SAME;
+		}
+		if (++t->misses < BFQ_WAKER_MISSES)
+			return BFQ_WAKER_SAME;
+		t->misses = 0;
+		t->cand_serial = cand_serial;
+		t->hits = cand_serial ? 1 : 0;
+		return BFQ_WAKER_LOST;
+	}
+	if (!cand_serial) {
+		t->cand_serial = 0;
+		t->hits = 0;
+		return BFQ_WAKER_SAME;
+	}
+	if (cand_serial != t->cand_serial) {
+		t->cand_serial = cand_serial;
+		t->hits = 1;
+	} else {
+		t->hits++;
+	}
+	if (t->hits < BFQ_WAKER_HITS)
+		return BFQ_WAKER_SAME;
+	t->hits = 0;
+	t->misses = 0;
+	return BFQ_WAKER_FOUND;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queues                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool bfq_inject_enabled(struct bfq_data *bfqd)
+{
+	return READ_ONCE(bfqd->tun.low_latency);
+}
+
+void bfq_inject_init(struct bfq_data *bfqd)
+{
+	bfqd->inj.learn.limit = 1;
+}
+
+void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfqq->inj.serial = ++bfqd->inj.next_serial;
+	INIT_LIST_HEAD(&bfqq->inj.waker_node);
+	INIT_LIST_HEAD(&bfqq->inj.wakees);
+}
+
+static void bfq_waker_set(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  struct bfq_queue *waker)
+{
+	struct bfq_queue *old = bfqq->inj.waker;
+
+	if (old == waker)
+		return;
+	list_del_init(&bfqq->inj.waker_node);
+	bfqq->inj.waker = waker;
+	if (waker)
+		list_add_tail(&bfqq->inj.waker_node, &waker->inj.wakees);
+	trace_bfq_waker(bfq_dev(bfqd), bfqq->pid, waker ? waker->pid : 0,
+			old ? old->pid : 0);
+	bfq_log(bfqd, bfqq, "waker %d (was %d)", waker ? waker->pid : 0,
+		old ? old->pid : 0);
+}
+
+/* The lifetime rule: called by bfq_put_queue() before it frees @bfqq. */
+void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_queue *wakee, *next;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	list_del_init(&bfqq->inj.waker_node);
+	bfqq->inj.waker = NULL;
+	list_for_each_entry_safe(wakee, next, &bfqq->inj.wakees,
+				 inj.waker_node) {
+		list_del_init(&wakee->inj.waker_node);
+		wakee->inj.waker = NULL;
+	}
+	if (bfqd->inj.last_done == bfqq)
+		bfqd->inj.last_done = NULL;
+}
+
+/*
+ * Rules 2 and 4: @rq arrived at @now_ns for @bfqq, which had nothing
+ * queued nor in the device. Called before the request is queued.
+ */
+void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      struct request *rq, u64 now_ns)
+{
+	struct bfq_inject_data *inj = &bfqd->inj;
+	struct bfq_queue *cand = inj->last_done;
+	struct bfq_queue *waker = bfqq->inj.waker;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfq_inject_enabled(bfqd))
+		return;
+	if (bfqq == bfqd->in_service_bfqq && !inj->probe_rq) {
+		inj->probe_rq = rq;
+		inj->probe_arrival_ns = now_ns;
+		inj->probe_injected = inj->in_driver > 0;
+	}
+	if (!bfqq->sync)
+		return;
+	if (cand == bfqq ||
+	    now_ns - inj->last_done_ns > (u64)BFQ_WAKER_WINDOW_US * NSEC_PER_USEC)
+		cand = NULL;
+	switch (bfq_waker_observe(&bfqq->inj.track, cand ? cand->inj.serial : 0,
+				  waker ? waker->inj.serial : 0)) {
+	case BFQ_WAKER_FOUND:
+		bfq_waker_set(bfqd, bfqq, cand);
+		break;
+	case BFQ_WAKER_LOST:
+		bfq_waker_set(bfqd, bfqq, NULL);
+		break;
+	case BFQ_WAKER_SAME:
+		break;
+	}
+}
+
+/*
+ * Rules 1 and 4: the queue to dispatch from while the device idles for
+ * @cur, or NULL to leave the device idle.
+ */
+struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
+				  struct bfq_queue *cur)
+{
+	struct bfq_queue *waker = cur->inj.waker;
+	struct bfq_entity *next;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfq_inject_enabled(bfqd) ||
+	    READ_ONCE(bfqd->tun.strict_guarantees))
+		return NULL;
+	if (waker && waker->nr_queued && !cur->nr_in_driver)
+		return waker;
+	if (!bfq_wr_protected(bfqd, cur) && bfqd->busy_kinds > 1)
+		return NULL;
+	if (bfqd->inj.in_driver >=
+	    bfq_inject_limit(&bfqd->inj.learn, ktime_get_ns()))
+		return NULL;
+	next = bfq_sched_peek(&bfqd->sched, BFQ_CLASS_BE);
+	return next ? container_of(next, struct bfq_queue, entity) : NULL;
+}
+
+/* Rules 1 and 3: @sectors of @bfqq went to the device while idling for @cur. */
+void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   struct bfq_queue *cur, unsigned int sectors)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqd->inj.in_driver++;
+	if (bfqq == cur->inj.waker)
+		bfqd->inj.nr_for_wakers++;
+	else
+		bfqd->inj.nr_injected++;
+	bfqq->inj.debt_sectors = min_t(u64, (u64)bfqq->inj.debt_sectors +
+				       sectors, BFQ_MAX_BUDGET_LIMIT_SECTORS);
+}
+
+/*
+ * Rules 2 and 4: @rq of @bfqq completed at @now_ns; @injected if it was
+ * dispatched by injection.
+ */
+void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  struct request *rq, bool injected, u64 now_ns)
+{
+	struct bfq_inject_data *inj = &bfqd->inj;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (injected && !WARN_ON_ONCE(!inj->in_driver))
+		inj->in_driver--;
+	inj->last_done = bfqq;
+	inj->last_done_ns = now_ns;
+	if (rq == inj->probe_rq) {
+		unsigned int old = inj->learn.limit;
+
+		inj->probe_rq = NULL;
+		bfq_inject_feedback(&inj->learn, now_ns - inj->probe_arrival_ns,
+				    inj->probe_injected, now_ns);
+		if (inj->learn.limit != old)
+			trace_bfq_inject_limit(bfq_dev(bfqd), inj->learn.limit,
+					       inj->learn.base_ns,
+					       now_ns - inj->probe_arrival_ns);
+	}
+}
+
+/* The lifetime rule: @rq is about to be freed. */
+void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bfqd->inj.probe_rq == rq)
+		bfqd->inj.probe_rq = NULL;
+}
+
+/* Rule 3: the debt @bfqq pays from the turn it starts now. */
+unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq)
+{
+	unsigned int debt = bfqq->inj.debt_sectors;
+
+	bfqq->inj.debt_sectors = 0;
+	return debt;
+}
+
+#ifdef CONFIG_BFQ_KUNIT_TEST
+#include "bfq-inject-test.c"
+#endif
