@@ -664,7 +664,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 		bfq_expire_names[why], served, charge, entity->budget_sectors);
 	if (!bfqq->nr_queued)
 		bfq_busy_clear(bfqd, bfqq);
-	bfq_wr_expired(bfqd, bfqq, why, now_ns);
+	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
 	bfq_put_queue(bfqq);

@@ -114,7 +114,7 @@ struct bfq_wr_queue {
 	enum bfq_wr_kind kind;
 	unsigned int coeff;		/* weight multiplier; 1: not raised */
 	u64 start_ns, dur_ns;		/* the current raising */
-	unsigned int greedy_turns;	/* raised turns ended by budget/timeout */
+	unsigned int greedy_turns;	/* raised turns at the device's pace */
 	struct list_head raised_node;
 
 	bool seen_busy;			/* backlogged at least once */
@@ -374,7 +374,8 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a);
 bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
 		     bool same_class);
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
-				 enum bfq_expire_reason why);
+				 enum bfq_expire_reason why,
+				 unsigned int served, unsigned int max_budget);
 enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns);
 
 void bfq_wr_init(struct bfq_data *bfqd);
@@ -390,7 +391,8 @@ void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		     u64 now_ns);
 void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		    enum bfq_expire_reason why, u64 now_ns);
+		    enum bfq_expire_reason why, unsigned int served,
+		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
 bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,

@@ -278,20 +278,28 @@ static void bfq_wr_preempts_cases(struct kunit *test)
 						 true));
 }
 
-/* Only turns that used the whole budget or the whole turn are greedy. */
+/*
+ * Only turns that used the whole budget or the whole turn, moving at least
+ * half of max_budget, are greedy.
+ */
 static void bfq_wr_greedy_turns_reasons(struct kunit *test)
 {
+	const unsigned int max = 4096;
 	unsigned int turns = 0;
 
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_EMPTY);
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_IDLE_TIMEOUT);
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_PREEMPTED);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_EMPTY, max, max);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_IDLE_TIMEOUT, max, max);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_PREEMPTED, max, max);
 	KUNIT_EXPECT_EQ(test, turns, 0U);
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET);
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_TIMEOUT);
+	/* A start-up's turn: timed out or budget spent with little moved. */
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_TIMEOUT, 64, max);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max / 2 - 1, max);
+	KUNIT_EXPECT_EQ(test, turns, 0U);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max / 2, max);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_TIMEOUT, max, max);
 	KUNIT_EXPECT_EQ(test, turns, 2U);
 	KUNIT_EXPECT_LT(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
-	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET);
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max, max);
 	KUNIT_EXPECT_GE(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
 }
 
@@ -524,7 +532,10 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	spin_unlock_irq(&d.bfqd->lock);
 }
 
-/* Three greedy turns end an interactive raising; other turns do not. */
+/*
+ * Three turns at the device's pace end an interactive raising; other
+ * turns do not.
+ */
 static void bfq_wr_queue_bulk_ends(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
@@ -534,11 +545,13 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 	bfqq = d.q[0];
 	spin_lock_irq(&d.bfqd->lock);
 	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, MS(1001));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, MS(1002));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, MS(1003));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, 4096, 4096,
+		       MS(1001));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 8, 4096, MS(1002));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 4096, 4096, MS(1003));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 4096, 4096, MS(1004));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, MS(1004));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 2048, 4096, MS(1005));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
 	spin_unlock_irq(&d.bfqd->lock);

@@ -18,11 +18,16 @@
  *    within [BFQ_WR_MIN_DURATION_MS, BFQ_WR_MAX_DURATION_MS]. With that
  *    share the start-up takes about as long as on an idle device, whatever
  *    the background.
- * 2. Bulk queues lose it. A raised queue whose turns end
- *    BFQ_WR_BULK_TURNS times because it used its whole budget or its whole
- *    turn keeps the device busy like a bulk reader or writer: its raising
- *    ends at once, so that it cannot take the device from the others for
- *    seconds (bfq_wr_greedy_turns()).
+ * 2. Bulk queues lose it. A raised queue that, BFQ_WR_BULK_TURNS times,
+ *    ends a turn because it used its whole budget or its whole turn, having
+ *    moved at least half of max_budget in it, transfers at the device's
+ *    pace like a bulk reader or writer: its raising ends at once, so that
+ *    it cannot take the device from the others for seconds
+ *    (bfq_wr_greedy_turns()). An application starting also fills turns,
+ *    but with small scattered reads and pauses: its turns time out with
+ *    little moved, or end on small budgets, and do not count. A bulk
+ *    reader of random blocks moves as little; its raising ends with its
+ *    duration.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_softrt_next_start_ns(): the sectors
@@ -109,8 +114,8 @@
 /* Rule 1, peak rate not measured yet: a SATA SSD's (~180 MB/s) duration. */
 #define BFQ_WR_UNKNOWN_RATE_MS		3000
 /*
- * Rule 2: an application loading a large file may fill a budget or two;
- * a third full turn in one raising is a bulk transfer.
+ * Rule 2: an application loading a large file may fill a large turn or
+ * two; a third in one raising is a bulk transfer.
  */
 #define BFQ_WR_BULK_TURNS		3
 
@@ -241,12 +246,15 @@ bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
 
 /*
  * Rule 2: the count of greedy turns after a raised turn that ended for
- * @why; the raising ends when it reaches BFQ_WR_BULK_TURNS.
+ * @why having served @served sectors, max_budget being @max_budget; the
+ * raising ends when it reaches BFQ_WR_BULK_TURNS.
  */
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
-				 enum bfq_expire_reason why)
+				 enum bfq_expire_reason why,
+				 unsigned int served, unsigned int max_budget)
 {
-	if (why == BFQ_EXP_BUDGET || why == BFQ_EXP_TIMEOUT)
+	if ((why == BFQ_EXP_BUDGET || why == BFQ_EXP_TIMEOUT) &&
+	    (u64)served * 2 >= max_budget)
 		return turns + 1;
 	return turns;
 }
@@ -505,11 +513,13 @@ void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /*
- * Rule 2: the turn of @bfqq ended for @why. Called before the service
- * layer requeues it, so that an ended raising applies to its next turn.
+ * Rule 2: the turn of @bfqq ended for @why after @served sectors, with
+ * max_budget @max_budget. Called before the service layer requeues it, so
+ * that an ended raising applies to its next turn.
  */
 void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		    enum bfq_expire_reason why, u64 now_ns)
+		    enum bfq_expire_reason why, unsigned int served,
+		    unsigned int max_budget, u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 
@@ -517,7 +527,8 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	if (wr->coeff == 1)
 		return;
-	wr->greedy_turns = bfq_wr_greedy_turns(wr->greedy_turns, why);
+	wr->greedy_turns = bfq_wr_greedy_turns(wr->greedy_turns, why, served,
+					       max_budget);
 	if (wr->greedy_turns >= BFQ_WR_BULK_TURNS)
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BULK, now_ns);
 	else
