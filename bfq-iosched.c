@@ -402,12 +402,12 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * its share survives the jitter.
  */
 static bool bfq_absence_was_short(struct bfq_data *bfqd,
-				  struct bfq_queue *bfqq)
+				  struct bfq_queue *bfqq, u64 now_ns)
 {
 	u64 window = READ_ONCE(bfqd->tun.slice_idle_ns) * BFQ_REJOIN_SLICES;
 
 	return bfqq->idle_expired_ns &&
-	       ktime_get_ns() - bfqq->idle_expired_ns <= window;
+	       now_ns - bfqq->idle_expired_ns <= window;
 }
 
 /* The class order: a lower index preempts a higher one. */
@@ -423,11 +423,13 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
 {
 	struct request_queue *q = bfqd->queue;
+	/* The clock is read once, and only for a queue that was empty. */
+	u64 now_ns = bfqq->nr_queued ? 0 : ktime_get_ns();
 
 	lockdep_assert_held(&bfqd->lock);
 
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
-		bfq_inject_woken(bfqd, bfqq, rq, ktime_get_ns());
+		bfq_inject_woken(bfqd, bfqq, rq, now_ns);
 	elv_rb_add(&bfqq->sort_list, rq);
 	rq->fifo_time = jiffies +
 		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
@@ -451,8 +453,8 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
-	bfq_wr_backlogged(bfqd, bfqq, ktime_get_ns());
-	if (bfq_absence_was_short(bfqd, bfqq))
+	bfq_wr_backlogged(bfqd, bfqq, now_ns);
+	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
 	else
 		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
