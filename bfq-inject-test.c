@@ -6,7 +6,7 @@
  * and the queue glue on a bfq_data without a device: a waker found from
  * completions and arrivals, and the lifetime rule.
  */
-#include <kunit/test.h>
+#include "bfq-test.h"
 
 #define IMS(x)	((u64)(x) * NSEC_PER_MSEC)
 #define IUS(x)	((u64)(x) * NSEC_PER_USEC)
@@ -174,27 +174,11 @@ static void bfq_inject_test_dev_init(struct kunit *test,
 {
 	int i;
 
-	d->bfqd = kunit_kzalloc(test, sizeof(*d->bfqd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d->bfqd);
-	d->bfqd->queue = kunit_kzalloc(test, sizeof(*d->bfqd->queue),
-				       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d->bfqd->queue);
+	d->bfqd = bfq_test_bfqd(test);
 	d->rq = kunit_kzalloc(test, sizeof(*d->rq), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, d->rq);
-	spin_lock_init(&d->bfqd->lock);
-	bfq_inject_init(d->bfqd);
-	d->bfqd->tun.low_latency = 1;
-	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++) {
-		struct bfq_queue *bfqq = kunit_kzalloc(test, sizeof(*bfqq),
-						       GFP_KERNEL);
-
-		KUNIT_ASSERT_NOT_NULL(test, bfqq);
-		bfqq->bfqd = d->bfqd;
-		bfqq->sync = true;
-		bfqq->pid = 100 + i;
-		bfq_inject_queue_init(d->bfqd, bfqq);
-		d->q[i] = bfqq;
-	}
+	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++)
+		d->q[i] = bfq_test_queue(test, d->bfqd, 100 + i);
 }
 
 /*

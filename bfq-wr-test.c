@@ -7,7 +7,7 @@
  * queue glue on a bfq_data without a device: raising, burst lists and the
  * lifetime rule.
  */
-#include <kunit/test.h>
+#include "bfq-test.h"
 
 #define MS(x)	((u64)(x) * NSEC_PER_MSEC)
 
@@ -404,28 +404,9 @@ static void bfq_wr_test_dev_init(struct kunit *test, struct bfq_wr_test_dev *d)
 {
 	int i;
 
-	d->bfqd = kunit_kzalloc(test, sizeof(*d->bfqd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d->bfqd);
-	d->bfqd->queue = kunit_kzalloc(test, sizeof(*d->bfqd->queue),
-				       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d->bfqd->queue);
-	spin_lock_init(&d->bfqd->lock);
-	bfq_wr_init(d->bfqd);
-	d->bfqd->tun.low_latency = 1;
-	d->bfqd->tun.slice_idle_ns = MS(8);
-	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++) {
-		struct bfq_queue *bfqq = kunit_kzalloc(test, sizeof(*bfqq),
-						       GFP_KERNEL);
-
-		KUNIT_ASSERT_NOT_NULL(test, bfqq);
-		bfq_entity_init(&bfqq->entity, 40, BFQ_CLASS_BE);
-		bfq_wr_queue_init(bfqq);
-		bfqq->bfqd = d->bfqd;
-		bfqq->sync = true;
-		bfqq->ioprio_class = BFQ_CLASS_BE;
-		bfqq->ioprio_level = 4;
-		d->q[i] = bfqq;
-	}
+	d->bfqd = bfq_test_bfqd(test);
+	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++)
+		d->q[i] = bfq_test_queue(test, d->bfqd, 100 + i);
 }
 
 /*

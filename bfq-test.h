@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the KUnit suites of the per-queue glue share: a bfq_data with
+ * low_latency on and no device behind it, and sync BE4 queues on it.
+ * Allocations are the test's (kunit_kzalloc), freed when it ends.
+ */
+#ifndef _BFQ_TEST_H
+#define _BFQ_TEST_H
+
+#include <kunit/test.h>
+
+#include "bfq-iosched.h"
+
+static inline struct bfq_data *bfq_test_bfqd(struct kunit *test)
+{
+	struct bfq_data *bfqd = kunit_kzalloc(test, sizeof(*bfqd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, bfqd);
+	bfqd->queue = kunit_kzalloc(test, sizeof(*bfqd->queue), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bfqd->queue);
+	spin_lock_init(&bfqd->lock);
+	bfq_wr_init(bfqd);
+	bfq_inject_init(bfqd);
+	bfqd->tun.low_latency = 1;
+	bfqd->tun.slice_idle_ns = 8 * NSEC_PER_MSEC;
+	return bfqd;
+}
+
+static inline struct bfq_queue *bfq_test_queue(struct kunit *test,
+					       struct bfq_data *bfqd,
+					       pid_t pid)
+{
+	struct bfq_queue *bfqq = kunit_kzalloc(test, sizeof(*bfqq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, bfqq);
+	bfqq->bfqd = bfqd;
+	bfqq->pid = pid;
+	bfqq->sync = true;
+	bfqq->ioprio_class = BFQ_CLASS_BE;
+	bfqq->ioprio_level = 4;
+	bfq_entity_init(&bfqq->entity, bfq_ioprio_to_weight(4), BFQ_CLASS_BE);
+	bfq_wr_queue_init(bfqq);
+	bfq_inject_queue_init(bfqd, bfqq);
+	return bfqq;
+}
+
+#endif /* _BFQ_TEST_H */
