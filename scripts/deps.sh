@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       xz-utils zstd rsync perl python3 sparse qemu-system-x86 busybox-static
-      fio python3-matplotlib dkms blktrace dmsetup)
+      fio python3-matplotlib dkms blktrace dmsetup e2fsprogs libc6-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

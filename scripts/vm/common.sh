@@ -14,19 +14,23 @@ VM_DIR="$BFQ_TOP/scripts/vm"
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # Stock modules the guest needs (their dependencies are added by _vm_deps).
-VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot)
+# ext4 (with jbd2, mbcache, crc16) for the low-latency tests' filesystem.
+VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot ext4)
 # Soft dependencies modinfo's "depends" does not list (crc-t10dif asks the
-# crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft"): taken
-# when the kernel has them as modules.
-VM_EXTRA_MODULES=(crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic)
+# crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft", ext4 and
+# jbd2 for "crc32c"): taken when the kernel has them as modules.
+VM_EXTRA_MODULES=(crct10dif_generic crct10dif-pclmul crc64_rocksoft_generic crc32c_generic)
 # Optional tools copied with their libraries, when present: blktrace and
 # blkparse for tests/vm/core-observe, dmsetup for the stress matrix's
-# stacked devices. scripts/fetch-blktrace.sh builds a
+# stacked devices, mke2fs (e2fsprogs; busybox's makes no ext4) for the
+# low-latency tests' filesystem (the tests call it by its path: busybox sh
+# runs its own applet of a name before looking it up in PATH).
+# scripts/fetch-blktrace.sh builds a
 # release that shows cgroup-tagged notes (Debian 12's 1.2.0 drops them);
 # without it the host's own copies are taken. Tools from the cache go to the
 # guest's /usr/bin.
 VM_TOOLS=$BFQ_CACHE/tools/blktrace
-VM_EXTRA_BINARIES=(/usr/sbin/blktrace /usr/bin/blkparse /usr/sbin/dmsetup)
+VM_EXTRA_BINARIES=(/usr/sbin/blktrace /usr/bin/blkparse /usr/sbin/dmsetup /usr/sbin/mke2fs)
 
 # _vm_modfile MODDIR NAME: path of NAME.ko[.xz] under MODDIR (- and _ alike).
 _vm_modfile() {
