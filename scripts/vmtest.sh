@@ -11,7 +11,9 @@
 # Environment:
 #   VMTEST_IMPL=stock    run the tests against the stock bfq.ko instead of
 #                        ours (to check the harness itself; ours not needed)
-#   VMTEST_TIMEOUT=N     seconds per guest test (default 90)
+#   VMTEST_TIMEOUT=N     seconds per guest test (default 90); a test that
+#                        needs more says so in a line "# vmtest-timeout: N"
+#                        of its own (the larger of the two applies)
 #   VMTEST_VERBOSE=1     echo the guest console while it runs
 #   VMTEST_DEBUG=1       boot the debug kernel (make debug-kernel) with our
 #                        bfq built in; results are named vm/KVER-debug/TEST,
@@ -76,17 +78,31 @@ start=$(date +%s)
 base=$(vm_base_initramfs "$KVER")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-vm_overlay "$KVER" "$work/overlay.cpio" "$ko" "$tdir"/*.sh
+# The low-latency tests' static tool and helpers (tests/lowlat/).
+gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
+	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
+vm_overlay "$KVER" "$work/overlay.cpio" "$ko" "$tdir"/*.sh \
+	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 # Time limits: each test in the guest, the guest as a whole (watchdog),
 # and the host's, a little later still, in case the guest kernel hangs.
 # boot_once LOG TEST...: one guest for these tests; qemu's status in qrc.
+# test_tmo TEST: its time limit in seconds.
+test_tmo() {
+	local n
+	n=$(sed -n 's/^# vmtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$tdir/$1.sh" | head -1)
+	[ -n "$n" ] && [ "$n" -gt "$per_test" ] && echo "$n" || echo "$per_test"
+}
 boot_once() {
-	local blog=$1 list wd host_tmo; shift
-	wd=$(($# * per_test + 60))
+	local blog=$1 list= wd=60 host_tmo t n; shift
+	for t in "$@"; do
+		n=$(test_tmo "$t")
+		wd=$((wd + n))
+		[ "$n" = "$per_test" ] && list+=,$t || list+=,$t:$n
+	done
+	list=${list#,}
 	host_tmo=$((wd + 60))
-	list=$(IFS=,; echo "$*")
 	log "booting $KVER ($impl bfq.ko) for: $* (log: $blog)"
 	if [ "${VMTEST_VERBOSE:-0}" = 1 ]; then
 		touch "$blog"
