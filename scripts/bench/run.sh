@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
 # under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
-# (NAME: cost, scaling, share). Not pass/fail: each prints a table, which
+# (NAME: cost, scaling, share, latency). Not pass/fail: each prints a table, which
 # is shown here and saved to build/bench/NAME-KVER.txt; the guest log is
 # kept in build/bench/NAME-KVER-<time>.log.
 #
@@ -11,7 +11,8 @@
 # Environment:
 #   BENCH_ROUNDS=N   interleaved rounds per configuration (default 3; the
 #                    table shows medians)
-#   BENCH_SECS=N     seconds per fio run (default: the benchmark's own)
+#   BENCH_SECS=N     seconds per fio run (default: the benchmark's own;
+#                    latency: the soft real-time and throughput runs, 8)
 #   BENCH_CNSEC=a,b  share only: null_blk completion_nsec values, comma
 #                    separated (default 100000,1000000)
 #   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
@@ -19,9 +20,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share ...}
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency ...}
 shift
-[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share ..."
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency ..."
 bdir=$BFQ_TOP/scripts/bench
 for n in "$@"; do
 	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"
@@ -38,8 +39,11 @@ trap 'rm -rf "$work"' EXIT
 # Our module goes in as a copy: the module author rebuilds often.
 cp "$ko" "$work/bfq.ko"
 ours="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
+gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
+	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
 vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
-	"$BFQ_TOP/tests/vm/lib.sh" "$bdir"/guest-*.sh
+	"$BFQ_TOP/tests/vm/lib.sh" "$bdir"/guest-*.sh \
+	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 rc=0
@@ -49,6 +53,7 @@ for n in "$@"; do
 	[ -n "$smp" ] || { [ "$n" = scaling ] && smp=1 || smp=2; }
 	# Generous: the guest's own watchdog ends a run gone wrong.
 	tmo=$((rounds * 900 + 300))
+	[ "$n" = latency ] && tmo=$((rounds * 3600 + 600))
 	log "booting $KVER (-smp $smp) for bench $n, $rounds round(s), host load $(cut -d' ' -f1-3 /proc/loadavg) (log: $logf)"
 	t0=$(date +%s)
 	set +e
