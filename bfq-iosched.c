@@ -118,6 +118,12 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  * period that bounds IDLE to about 5% of the device time.
  */
 #define BFQ_IDLE_CLASS_TURN_MS	10
+/*
+ * A think time sample is capped at this many idle slices: a process that
+ * pauses once between two phases of its work (opening the next file,
+ * waiting for input) must not pass for a slow thinker for long.
+ */
+#define BFQ_THINK_SAMPLE_SLICES	2
 /* A queue idled out and back within this many slices keeps its place. */
 #define BFQ_REJOIN_SLICES	4
 /* The device queues internally if it has held this many requests. */
@@ -362,6 +368,30 @@ static void bfq_update_seek_history(struct bfq_queue *bfqq,
 	bfqq->arrival_end = pos + blk_rq_sectors(rq);
 }
 
+/*
+ * @bfqq, with nothing queued nor in the device, issues a request at
+ * @now_ns: the gap since its last completion is its think time, averaged
+ * over the last several (1/8 weight to the new sample).
+ */
+static void bfq_update_think(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     u64 now_ns)
+{
+	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) * BFQ_THINK_SAMPLE_SLICES;
+	u64 sample;
+
+	if (!bfqq->last_done_ns)
+		return;
+	sample = min(now_ns - bfqq->last_done_ns, cap);
+	bfqq->think_ns = bfqq->think_ns ?
+			 div_u64(bfqq->think_ns * 7 + sample, 8) : sample;
+}
+
+/* Whether @bfqq's next request usually comes later than an idle slice. */
+static bool bfq_thinks_long(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	return bfqq->think_ns > READ_ONCE(bfqd->tun.slice_idle_ns);
+}
+
 static bool bfq_seeky(struct bfq_queue *bfqq)
 {
 	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
@@ -428,8 +458,10 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
+	if (!bfqq->nr_queued && !bfqq->nr_in_driver) {
+		bfq_update_think(bfqd, bfqq, now_ns);
 		bfq_inject_woken(bfqd, bfqq, rq, now_ns);
+	}
 	elv_rb_add(&bfqq->sort_list, rq);
 	rq->fifo_time = jiffies +
 		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
@@ -557,9 +589,12 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
  * its next request: always with strict_guarantees; never for a queue born
- * in a large burst (bfq-wr.c, rule 4: the batch needs throughput); for a
- * weight-raised queue (bfq-wr.c, rule 5: a user waits for its next
- * request); when queues of different weights or classes compete, because
+ * in a large burst (bfq-wr.c, rule 4: the batch needs throughput); never
+ * for a queue whose next request usually comes after more than an idle
+ * slice (bfq_thinks_long(): the slice would pass in vain, and a raised
+ * queue's request takes the device when it comes, bfq-wr.c rule 7); for
+ * an interactive weight-raised queue (bfq-wr.c, rule 5: a user waits for
+ * its next request); when queues of different weights or classes compete, because
  * serving another queue now would give it more than its share; and for a
  * sequential queue on a device that does not queue internally or seeks
  * (rotational), where the next request of the same queue is the cheapest
@@ -571,7 +606,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return false;
 	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return true;
-	if (bfq_wr_in_large_burst(bfqd, bfqq))
+	if (bfq_wr_in_large_burst(bfqd, bfqq) || bfq_thinks_long(bfqd, bfqq))
 		return false;
 	if (bfq_wr_protected(bfqd, bfqq) || !bfq_symmetric(bfqd))
 		return true;
@@ -925,6 +960,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
+	bfqq->last_done_ns = now_ns;
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
 	bfq_inject_completed(bfqd, bfqq, rq, rq_state(rq) & BFQ_RQ_INJECTED,
@@ -1398,6 +1434,7 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 		   bfq_class_names[e->class_idx], e->weight, e->budget_sectors,
 		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
 		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
+	seq_printf(m, " think_us=%llu", div_u64(bfqq->think_ns, NSEC_PER_USEC));
 	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s waker=%d inject_debt=%u\n",
 		   bfqq->wr.coeff, bfq_wr_left_ms(bfqq, ktime_get_ns()),
 		   bfqq->wr.kind == BFQ_WR_SOFT_RT,

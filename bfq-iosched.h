@@ -174,6 +174,8 @@ struct bfq_queue {
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
 
 	u64 idle_expired_ns;		/* when idling for it last timed out */
+	u64 last_done_ns;		/* its last completion */
+	u64 think_ns;			/* mean completion-to-next-request gap */
 
 	/* Counted in bfq_data.busy_sync while backlogged or in service. */
 	bool busy;

@@ -49,9 +49,12 @@
  *    (git grep, make -j, a service manager), not one application a user
  *    waits for. Raising them all would raise nobody, and idling for each
  *    would cost the batch its throughput: they get neither.
- * 5. Idling. The device idles for a raised queue in service that empties,
- *    even where bfq_should_idle() would otherwise move on: the raised
- *    queue's next request is the one a user waits for.
+ * 5. Idling. The device idles for an interactively raised queue in service
+ *    that empties, even where bfq_should_idle() would otherwise move on:
+ *    the raised queue's next request is the one a user waits for, and it
+ *    comes soon (bfq_should_idle() still skips a queue that thinks longer
+ *    than an idle slice). Not for a soft real-time one: its next batch is
+ *    a period away, and rule 7 gives it the device when it comes.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5 and 7; writing 1 applies them again to queues that become
  *    backlogged from then on.
@@ -554,7 +557,7 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 {
 	const struct bfq_wr_queue *wr = &bfqq->wr;
 
-	return bfq_wr_enabled(bfqd) && wr->coeff > 1 &&
+	return bfq_wr_enabled(bfqd) && wr->kind == BFQ_WR_INTERACTIVE &&
 	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
 }
 
