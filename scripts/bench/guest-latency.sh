@@ -17,13 +17,14 @@
 #      (1 ms, depth 1), the first 10 s (raising) left out, 5 s counted;
 #      ours low_latency=1 beside ours 0 and stock 1; bound: > 1.3 like
 #      tests/vm/core-share.sh
+# Set before ll-lib.sh, whose default it would otherwise take.
+LL_CAP=${LL_CAP:-20}
 . /tests/lib.sh
 . /tests/guest-lib.sh
 . /tests/ll-lib.sh
 SECS=${BENCH_SECS:-8}
 SCHEDS="ours stock mq-deadline kyber none"
 BGS="10r-seq 10r-rand 5r5w-seq"
-LL_CAP=${LL_CAP:-20}
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 ))s]"; }
 
