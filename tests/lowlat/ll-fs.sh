@@ -1,0 +1,87 @@
+# Body of tests/vm/lowlat-d1.sh and lowlat-d32.sh (shipped as
+# /tests/ll-fs.sh): the bounds of issue 6 for ours on ext4 over null_blk
+# with hw_queue_depth LL_DEPTH, queue/rotational 0 and 1. The caller sets
+# LL_DEPTH and LL_TPUT_ROT (the rotational value of the throughput
+# comparison, the one part that measures the other schedulers too).
+#   start-up  median of 3 under each background <= 1.3x the median of 3
+#             idle runs (all interleaved; a run is stopped at LL_CAP s)
+#   soft-rt   8 s of 25 fps frames under each background: <= 1% late
+#   bursts    64 parallel readers, median of 3: low_latency=1 <= 1.05x 0
+#   tput      10r-seq and 10r-rand alone, median of 3 x 3 s: ours >=
+#             0.95x the best of none and mq-deadline
+# Set before ll-lib.sh, whose default is the benchmark's.
+LL_CAP=${LL_CAP:-5}
+. /tests/lib.sh
+. /tests/ll-lib.sh
+trap 'll_bg_stop; umount /mnt/ll0 2>/dev/null; rm_nullb ll0 >/dev/null 2>&1' EXIT
+BGS="10r-seq 10r-rand 5r5w-seq"
+ROUNDS=${LL_ROUNDS:-3}
+VSECS=8
+TSECS=3
+# Throughput: the read backgrounds only (5r5w-seq's writeback makes a few
+# seconds' window too noisy for an assert: single runs 0.89-1.16x; the
+# benchmark reports it), against the usual best two.
+TBGS="10r-seq 10r-rand"
+TSCHEDS="ours none mq-deadline"
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+ll_dev ll0 "$LL_DEPTH" || die "cannot make the ext4 device"
+for rot in 0 1; do
+	k=d$LL_DEPTH-rot$rot
+	ll_sched ours $rot 1 || die "cannot select ours"
+	for r in $(seq $ROUNDS); do
+		for bg in idle $BGS; do ll_rec st-$rot-$bg "$(ll_startup $bg)"; done
+	done
+	i=$(ll_med st-$rot-idle)
+	echo "$k start-up ms: idle $(ll_all st-$rot-idle)"
+	# Not asserted: the CPU's share of a slowdown (see ll_startup_warm).
+	if [ $rot = 0 ]; then
+		for bg in idle $BGS; do
+			echo "$k control, start-up with warm caches under $bg: $(ll_startup_warm $bg) ms"
+		done
+	fi
+	for bg in $BGS; do
+		m=$(ll_med st-$rot-$bg)
+		x=$(awk -v a=$m -v b=$i 'BEGIN { printf "%.2f", a / b }')
+		echo "$k start-up ms: $bg $(ll_all st-$rot-$bg)"
+		check "$k start-up under $bg: median $m ms = ${x}x idle $i ms <= 1.3x" le "$x" 1.3
+	done
+	for bg in $BGS; do
+		set -- $(ll_video $bg $VSECS) ""
+		[ -n "$1" ] || set -- 200 200 -1
+		p=$(awk -v f=$1 -v l=$2 'BEGIN { printf "%.1f", 100 * l / f }')
+		check "$k soft-rt under $bg: $2 of $1 frames late (${p}%, worst $3 ms) <= 1%" le "$p" 1.0
+	done
+	for r in $(seq $ROUNDS); do
+		for lowlat in 1 0; do
+			ll_sched ours $rot $lowlat
+			ll_rec bu-$rot-$lowlat "$(ll_burst)"
+		done
+	done
+	a=$(ll_med bu-$rot-1); b=$(ll_med bu-$rot-0)
+	x=$(awk -v a=$a -v b=$b 'BEGIN { printf "%.2f", a / b }')
+	check "$k bursts: low_latency=1 $a ms ($(ll_all bu-$rot-1)) = ${x}x low_latency=0 $b ms ($(ll_all bu-$rot-0)) <= 1.05x" le "$x" 1.05
+done
+rot=$LL_TPUT_ROT
+for r in $(seq $ROUNDS); do
+	for bg in $TBGS; do
+		for s in $TSCHEDS; do
+			ll_sched $s $rot || die "cannot select $s"
+			ll_rec tp-$bg-$s "$(ll_tput $bg $TSECS)"
+		done
+	done
+done
+for bg in $TBGS; do
+	best=0 bs=
+	for s in $TSCHEDS; do
+		v=$(ll_med tp-$bg-$s)
+		echo "d$LL_DEPTH-rot$rot throughput $bg $s MB/s: $(ll_all tp-$bg-$s)"
+		if [ $s = ours ]; then o=$v
+		elif awk -v a=$v -v b=$best 'BEGIN { exit !(a > b) }'; then best=$v bs=$s; fi
+	done
+	x=$(awk -v a=$o -v b=$best 'BEGIN { printf "%.2f", a / b }')
+	check "d$LL_DEPTH-rot$rot throughput of $bg: ours median $o MB/s = ${x}x $bs $best MB/s >= 0.95x" le 0.95 "$x"
+done
+ll_dev_rm ll0
+unload_bfq
+finish

@@ -1,0 +1,10 @@
+# Issue 6's low-latency bounds for ours on ext4 over a null_blk with
+# hw_queue_depth 32 (200 us timer completions, memory backed), rotational 0
+# and 1: start-up <= 1.3x idle, soft real-time <= 1% late frames, bursts
+# <= 5% slower with low_latency=1; at rotational 0, the read backgrounds'
+# throughput >= 0.95x the best of none and mq-deadline. The body is
+# tests/lowlat/ll-fs.sh; measured values and bounds in tests/vm/README.md.
+# vmtest-timeout: 720
+LL_DEPTH=32
+LL_TPUT_ROT=0
+. /tests/ll-fs.sh
