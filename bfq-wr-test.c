@@ -75,12 +75,16 @@ struct bfq_softrt_case {
 static const struct bfq_softrt_case bfq_softrt_cases[] = {
 	/* 16 MiB/s is 32768 sectors/s: 32768 sectors last one second. */
 	{ "rate bound dominates", 1000, 32768, 1010, 8, MS(2000) },
-	{ "gap dominates", 1000, 8, 1010, 8, MS(1018) },
+	{ "gap dominates", 1000, 8, 1010, 8,
+	  MS(1010 + BFQ_SOFTRT_MIN_GAP_MS) },
 	{ "gap floored with slice_idle 0", 1000, 8, 1010, 0,
 	  MS(1010 + BFQ_SOFTRT_MIN_GAP_MS) },
-	{ "longer slice_idle is the gap", 1000, 8, 1010, 20, MS(1030) },
+	{ "longer slice_idle is the gap", 1000, 8, 1010,
+	  BFQ_SOFTRT_MIN_GAP_MS + 10, MS(1020 + BFQ_SOFTRT_MIN_GAP_MS) },
 	/* 200 KiB frame: 400 sectors = 12.2 ms at the maximum rate. */
-	{ "video frame", 0, 400, 2, 8, 12207031 },
+	{ "video frame: the gap", 0, 400, 2, 8, MS(2 + BFQ_SOFTRT_MIN_GAP_MS) },
+	/* 600 KiB: 36.6 ms at the maximum rate, longer than the gap. */
+	{ "large video frame: the rate", 0, 1200, 2, 8, 36621093 },
 	{ "huge period capped", 0, U64_MAX, 0, 8,
 	  (u64)U32_MAX * NSEC_PER_SEC / BFQ_SOFTRT_MAX_SECTORS_PER_SEC },
 };
@@ -128,8 +132,11 @@ static const struct bfq_softrt_pattern bfq_softrt_patterns[] = {
 	{ "video 25 fps 200 KiB", 50, 400, 3000, 40000, 0, 0, 0, 47 },
 	/* 25 fps of 2 MiB is 50 MiB/s: too fast to be soft real time. */
 	{ "25 fps 2 MiB frames", 50, 4096, 10000, 40000, 0, 0, 0, 0 },
-	/* 50 Hz audio, 16 KiB every 20 ms. */
-	{ "audio 50 Hz", 100, 32, 500, 20000, 0, 0, 0, 97 },
+	/* 10 Hz audio, 32 KiB every 100 ms. */
+	{ "audio 10 Hz", 100, 64, 500, 100000, 0, 0, 0, 97 },
+	/* Pauses shorter than the least gap: as a reader short of CPU. */
+	{ "reads every 20 ms", 100, 32, 500, 20000, 0, 0, 0, 0 },
+	{ "reader thinking 9 ms", 100, 8, 200, 0, 9000, 0, 0, 0 },
 	/* A reader back to back, 1 ms of CPU between 128 KiB reads. */
 	{ "bulk back to back", 100, 256, 1000, 0, 1000, 0, 0, 0 },
 	/* Back to back with 4 KiB reads on a fast device. */

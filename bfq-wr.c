@@ -32,8 +32,8 @@
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_softrt_next_start_ns(): the sectors
  *    of its last busy period at BFQ_SOFTRT_MAX_SECTORS_PER_SEC after that
- *    period began, and at least one idle slice (BFQ_SOFTRT_MIN_GAP_MS at
- *    least) after it became idle. A queue whose last BFQ_SOFTRT_MIN_BATCHES
+ *    period began, and at least one idle slice and BFQ_SOFTRT_MIN_GAP_MS
+ *    after it became idle. A queue whose last BFQ_SOFTRT_MIN_BATCHES
  *    batches all kept that pattern issues short periodic batches at a low
  *    average rate (a media player): it gets BFQ_WR_SOFTRT_COEFF for
  *    BFQ_WR_SOFTRT_DURATION_MS, renewed at each batch that keeps the
@@ -140,11 +140,15 @@
  */
 #define BFQ_SOFTRT_MAX_SECTORS_PER_SEC	((u64)SZ_16M >> SECTOR_SHIFT)
 /*
- * Rule 3: the least pause between batches, even with slice_idle=0: a
- * process reading back to back pauses only for its CPU time between
- * requests, which must not pass for a period. The default slice_idle.
+ * Rule 3: the least pause between batches, whatever slice_idle: a process
+ * reading back to back pauses only for its CPU time between requests,
+ * which must not pass for a period. On a loaded CPU that pause grows to
+ * several ms (measured under TCG with ten readers on two CPUs: 5-10 ms on
+ * average), so the bound is well above it; a 30 fps video's reader pauses
+ * for most of its 33 ms period, and audio players read 100 ms or more of
+ * sound at a time.
  */
-#define BFQ_SOFTRT_MIN_GAP_MS		8
+#define BFQ_SOFTRT_MIN_GAP_MS		20
 /*
  * Rule 3: batches in a row that must keep the pattern. Three periods of a
  * 25 fps video are 120 ms, well inside one start-up's raising; a bulk
