@@ -32,7 +32,10 @@
 LL=/tests/lowlat
 LL_CNSEC=${LL_CNSEC:-200000}
 LL_SIZE=${LL_SIZE:-1200}
-LL_LEAD=${LL_LEAD:-2}
+# 4 s: longer than the raising a new queue gets while bfq has no peak
+# rate yet (3 s), so that the measured application meets the background
+# in its steady state, as in BFQ's S suite, not in its own start-up.
+LL_LEAD=${LL_LEAD:-4}
 # A start-up still running after LL_CAP s is stopped and counted as that.
 LL_CAP=${LL_CAP:-30}
 LL_BGFILE_MIB=32
