@@ -292,8 +292,14 @@ static void bfq_inject_probe_and_debt(struct kunit *test)
 	bfq_inject_forget_rq(bfqd, d.rq);
 	KUNIT_EXPECT_NULL(test, bfqd->inj.probe_rq);
 
-	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1]), 8U);
-	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1]), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1], 4096), 8U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1], 4096), 0U);
+	/* A debt larger than the turn's budget is paid over several turns. */
+	bfq_inject_dispatched(bfqd, d.q[1], d.q[0], 24);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1], 16), 16U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1], 16), 8U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_take_debt(d.q[1], 16), 0U);
+	bfq_inject_completed(bfqd, d.q[1], NULL, true, t + IMS(30));
 	bfqd->in_service_bfqq = NULL;
 	spin_unlock_irq(&bfqd->lock);
 }

@@ -118,7 +118,7 @@ void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
 	}
 }
 
-/* Rule 2: the limit in effect at @now_ns, a limit of 0 retried after a while. */
+/* Rule 2: the limit in effect at @now_ns; a limit of 0 is retried. */
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
 {
 	if (!l->limit && now_ns - l->zero_since_ns >=
@@ -337,13 +337,16 @@ void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq)
 		bfqd->inj.probe_rq = NULL;
 }
 
-/* Rule 3: the debt @bfqq pays from the turn it starts now. */
-unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq)
+/*
+ * Rule 3: the debt @bfqq pays in the turn it starts now, at most @budget
+ * sectors; what exceeds the turn's budget is paid in the next turns.
+ */
+unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget)
 {
-	unsigned int debt = bfqq->inj.debt_sectors;
+	unsigned int paid = min(bfqq->inj.debt_sectors, budget);
 
-	bfqq->inj.debt_sectors = 0;
-	return debt;
+	bfqq->inj.debt_sectors -= paid;
+	return paid;
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST

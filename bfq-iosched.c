@@ -594,11 +594,11 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
  * slice (bfq_thinks_long(): the slice would pass in vain, and a raised
  * queue's request takes the device when it comes, bfq-wr.c rule 7); for
  * an interactive weight-raised queue (bfq-wr.c, rule 5: a user waits for
- * its next request); when queues of different weights or classes compete, because
- * serving another queue now would give it more than its share; and for a
- * sequential queue on a device that does not queue internally or seeks
- * (rotational), where the next request of the same queue is the cheapest
- * one to serve.
+ * its next request); when queues of different weights or classes compete,
+ * because serving another queue now would give it more than its share;
+ * and for a sequential queue on a device that does not queue internally
+ * or seeks (rotational), where the next request of the same queue is the
+ * cheapest one to serve.
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -735,8 +735,8 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	bfqd->in_service_bfqq = bfqq;
 	bfq_get_queue(bfqq);
 	/* Service received by injection counts into this turn. */
-	entity->service_sectors = min(bfq_inject_take_debt(bfqq),
-				      entity->budget_sectors);
+	entity->service_sectors = bfq_inject_take_debt(bfqq,
+						       entity->budget_sectors);
 	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, ktime_get_ns());
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
 	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);

@@ -428,7 +428,7 @@ void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct request *rq, bool injected, u64 now_ns);
 void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq);
-unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq);
+unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget);
 
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)
