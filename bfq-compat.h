@@ -65,8 +65,9 @@ static inline unsigned int bfq_shallow_depth(struct blk_mq_hw_ctx *hctx,
 {
 	const struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
 	unsigned int depth = hctx->queue->nr_requests;
+	unsigned int word = min(1U << bt->sb.shift, depth);
 
-	return max(1U, ((tags << bt->sb.shift) + depth - 1) / depth);
+	return max(1U, (tags * word + depth - 1) / depth);
 }
 #endif
 

@@ -97,6 +97,14 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  */
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
+/*
+ * bfq-wr.c's rule 8: the part of the scheduler tags (rounded up: one of
+ * the two of a one-request device) that sync reads of processes whose next
+ * request no user waits for leave free. An eighth: a deep queue keeps
+ * nearly all of its tags for the bulk readers, whose throughput needs
+ * them; a short one keeps one.
+ */
+#define BFQ_TAG_RESERVE_DIV		8
 
 /*
  * State of a request we prepared, kept in rq->elv.priv[1]: two flags, and
@@ -106,7 +114,8 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_RQ_QUEUED		BIT(0)	/* in a queue's sort_list and fifo */
 #define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
 #define BFQ_RQ_INJECTED		BIT(2)	/* dispatched by bfq-inject.c */
-#define BFQ_RQ_SECTORS_SHIFT	3
+#define BFQ_RQ_ASKED		BIT(3)	/* fifo_time: when a tag was asked for */
+#define BFQ_RQ_SECTORS_SHIFT	4
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
@@ -129,6 +138,11 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 /* The device queues internally if it has held this many requests. */
 #define BFQ_HW_QUEUEING_DEPTH	4
 
+/*
+ * SLAB_TYPESAFE_BY_RCU: bfq_limit_depth() reads a process's queue under
+ * rcu_read_lock() without bfq_data.lock; a queue freed meanwhile stays a
+ * bfq_queue's memory until the grace period ends.
+ */
 static struct kmem_cache *bfq_queue_cache;
 
 static struct bfq_queue *rq_bfqq(struct request *rq)
@@ -449,17 +463,46 @@ static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
 static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why);
 static void bfq_idle_stop(struct bfq_data *bfqd);
 
+/*
+ * Whether the other queues' requests (queued, in the device, or just
+ * allocated) hold every scheduler tag: then the process of @bfqq, which
+ * has nothing queued, cannot send its next request until one of theirs
+ * completes, and the device would idle for it in vain. Its own requests in
+ * the device do not count: their tags come back to it. Counted against
+ * one hardware queue's tags (nr_requests): devices with one, like disks,
+ * are where idling matters; with several (null_blk adds a poll queue), it
+ * errs towards not idling once that many requests exist.
+ */
+static bool bfq_tags_exhausted(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	return atomic_read(&bfqd->nr_tagged) - (int)bfqq->nr_in_driver >=
+	       (int)bfqd->queue->nr_requests;
+}
+
 static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
 {
 	struct request_queue *q = bfqd->queue;
 	/* The clock is read once, and only for a queue that was empty. */
 	u64 now_ns = bfqq->nr_queued ? 0 : ktime_get_ns();
+	/*
+	 * When the process asked for the request: earlier than now if it
+	 * waited for a scheduler tag (bfq_sync_read_tags()). Its think time
+	 * and the low-latency rules measure its pause, which ended then.
+	 */
+	u64 asked_ns = now_ns;
 
 	lockdep_assert_held(&bfqd->lock);
 
+	if (rq_state(rq) & BFQ_RQ_ASKED) {
+		if (rq->fifo_time < now_ns &&
+		    rq->fifo_time >= bfqq->last_done_ns)
+			asked_ns = rq->fifo_time;
+		rq_state_set(rq, BFQ_RQ_ASKED, false);
+	}
+
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver) {
-		bfq_update_think(bfqd, bfqq, now_ns);
+		bfq_update_think(bfqd, bfqq, asked_ns);
 		bfq_inject_woken(bfqd, bfqq, rq, now_ns);
 	}
 	elv_rb_add(&bfqq->sort_list, rq);
@@ -481,11 +524,17 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_idle_stop(bfqd);
 		return;
 	}
+	/* This request took the last tag: what we idle for cannot come. */
+	if (bfqd->idling && bfq_tags_exhausted(bfqd, bfqd->in_service_bfqq) &&
+	    !READ_ONCE(bfqd->tun.strict_guarantees)) {
+		bfq_idle_stop(bfqd);
+		bfq_expire(bfqd, BFQ_EXP_EMPTY);
+	}
 	if (bfqq->nr_queued > 1)
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
-	bfq_wr_backlogged(bfqd, bfqq, now_ns);
+	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
 	else
@@ -606,7 +655,8 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return false;
 	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return true;
-	if (bfq_wr_in_large_burst(bfqd, bfqq) || bfq_thinks_long(bfqd, bfqq))
+	if (bfq_wr_in_large_burst(bfqd, bfqq) || bfq_thinks_long(bfqd, bfqq) ||
+	    bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	if (bfq_wr_protected(bfqd, bfqq) || !bfq_symmetric(bfqd))
 		return true;
@@ -684,7 +734,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	lockdep_assert_held(&bfqd->lock);
 
 	bfq_idle_stop(bfqd);
-	bfqd->in_service_bfqq = NULL;
+	WRITE_ONCE(bfqd->in_service_bfqq, NULL);
 	charge = bfq_turn_charge(bfq_timeout_charge(bfqd, max_budget), served,
 				 why);
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
@@ -732,7 +782,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	if (!entity)
 		return NULL;
 	bfqq = container_of(entity, struct bfq_queue, entity);
-	bfqd->in_service_bfqq = bfqq;
+	WRITE_ONCE(bfqd->in_service_bfqq, bfqq);
 	bfq_get_queue(bfqq);
 	/* Service received by injection counts into this turn. */
 	entity->service_sectors = bfq_inject_take_debt(bfqq,
@@ -930,21 +980,39 @@ static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	blk_mq_free_requests(&free);
 }
 
+/* @bic's process has its tag, or is gone. */
+static void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
+{
+	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
+	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
+		atomic_dec(&bfqd->tag_waiters);
+}
+
 /*
  * Called from the submission path, in the submitter's context: the icq is
  * found here, where current is the process that issued the I/O.
  */
 static void bfq_prepare_request(struct request *rq)
 {
+	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
 	struct io_cq *icq = ioc_find_get_icq(rq->q);
 
+	atomic_inc(&bfqd->nr_tagged);
 	rq->elv.icq = icq;
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
-	if (icq)
-		WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
-			   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
-					     task_nice_ioprio(current)));
+	if (!icq)
+		return;
+	bfq_tag_waited(bfqd, icq_to_bic(icq));
+	WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
+		   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+				     task_nice_ioprio(current)));
+	/* Until bfq_add_request() sets the deadline: see bfq_sync_read_tags(). */
+	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
+		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
+		if (rq->fifo_time)
+			rq_state_set(rq, BFQ_RQ_ASKED, true);
+	}
 }
 
 /*
@@ -975,15 +1043,35 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 }
 
+/*
+ * Called by bfq_finish_request() just before the block layer frees the
+ * request's tag; a sleeper takes a few us to run, by which time the tag is
+ * free. sbitmap_queue_wake_all() would wake one sleeper per wait queue.
+ */
+static void bfq_tag_wake_all(struct blk_mq_hw_ctx *hctx)
+{
+	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+	int i;
+
+	/* Pairs with set_current_state() in sbitmap_prepare_to_wait(). */
+	smp_mb();
+	for (i = 0; i < SBQ_WAIT_QUEUES; i++) {
+		/* The smp_mb() above orders it against the sleeper's check. */
+		if (waitqueue_active(&bt->ws[i].wait))
+			wake_up_all(&bt->ws[i].wait);
+	}
+}
+
 /* Called when a request we prepared is freed, possibly in hard irq. */
 static void bfq_finish_request(struct request *rq)
 {
+	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
+	/* Before bfq_rq_completed() decides whether to idle. */
+	atomic_dec(&bfqd->nr_tagged);
 	if (bfqq) {
-		struct bfq_data *bfqd = bfqq->bfqd;
 		unsigned long flags;
-
 		bool kick;
 
 		spin_lock_irqsave(&bfqd->lock, flags);
@@ -1001,6 +1089,8 @@ static void bfq_finish_request(struct request *rq)
 		if (kick)
 			blk_mq_run_hw_queues(bfqd->queue, true);
 	}
+	if (atomic_read(&bfqd->tag_waiters))
+		bfq_tag_wake_all(rq->mq_hctx);
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
 		rq->elv.icq = NULL;
@@ -1131,19 +1221,91 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 }
 
 /*
+ * Whether the process of @bfqq may take the scheduler tags kept by rule 8 of
+ * bfq-wr.c: an RT queue and those bfq_wr_tag_reserve() names, for whom
+ * they are kept; and the queue in service (the device may be idling for
+ * its next request) while none of those waits for a tag.
+ */
+static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    bool *kept_for)
+{
+	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
+	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
+		    bfq_wr_tag_reserve(bfqd, bfqq);
+	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
+			     !atomic_read(&bfqd->tag_waiters));
+}
+
+/*
+ * The block layer wakes one sleeper per freed tag (sbitmap's waits are
+ * exclusive), and a process limited to the shared tags that wakes for a
+ * kept one sleeps again and takes that wakeup with it, so the process the
+ * tag was kept for sleeps on: up to tens of ms under ten readers. So from
+ * the moment a process that may take the kept tags asks for one with at
+ * most one left until it has it (bfq_prepare_request()), each
+ * bfq_finish_request() wakes every sleeper (bfq_tag_wake_all()): the tag
+ * it frees goes to the first that may take it.
+ */
+static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
+				struct blk_mq_hw_ctx *hctx)
+{
+	unsigned int nr = hctx->queue->nr_requests;
+
+	if (READ_ONCE(bfqd->shared_depth) < nr &&
+	    sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr &&
+	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
+		atomic_inc(&bfqd->tag_waiters);
+}
+
+/*
+ * A sync read asks for a scheduler tag: the number of tags it may use (0:
+ * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
+ * a process that waits for a tag is not thinking, and bfq_add_request()
+ * counts its request as arriving then. Lock-free, like
+ * bfq_current_icq_hint(); a process bfq has no queue for yet (new, or new
+ * to this device) may take every tag.
+ */
+static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
+				       struct blk_mq_alloc_data *data)
+{
+	struct bfq_io_cq *bic;
+	struct bfq_queue *bfqq;
+	unsigned int tags = 0;
+
+	rcu_read_lock();
+	bic = icq_to_bic(bfq_current_icq_hint(data->q));
+	if (bic) {
+		bool kept_for = true;
+
+		WRITE_ONCE(bic->tag_ask_ns, ktime_get_ns());
+		bfqq = READ_ONCE(bic->sync_bfqq);
+		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, &kept_for))
+			tags = READ_ONCE(bfqd->shared_depth);
+		else if (kept_for)
+			bfq_tag_note_waiter(bfqd, bic, data->hctx);
+	}
+	rcu_read_unlock();
+	return tags;
+}
+
+/*
  * Writes and async I/O may use only part of the scheduler tags, so that a
- * flood of them cannot leave sync reads waiting for a tag.
+ * flood of them cannot leave sync reads waiting for a tag; sync reads of
+ * most processes leave the tags rule 8 of bfq-wr.c keeps.
  */
 static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct bfq_data *bfqd = data->q->elevator->elevator_data;
 	unsigned int tags;
 
-	if (op_is_sync(opf) && !op_is_write(opf))
-		return;
-	tags = op_is_sync(opf) ? READ_ONCE(bfqd->sync_write_depth) :
-				 READ_ONCE(bfqd->async_depth);
-	data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
+	if (!op_is_sync(opf))
+		tags = READ_ONCE(bfqd->async_depth);
+	else if (op_is_write(opf))
+		tags = READ_ONCE(bfqd->sync_write_depth);
+	else
+		tags = bfq_sync_read_tags(bfqd, data);
+	if (tags)
+		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
 }
 
 /* Called at hctx init and when nr_requests changes. */
@@ -1156,6 +1318,8 @@ static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
 	WRITE_ONCE(bfqd->sync_write_depth,
 		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->shared_depth,
+		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
 }
 
@@ -1176,6 +1340,7 @@ static void bfq_exit_icq(struct io_cq *icq)
 	struct bfq_data *bfqd = icq->q->elevator->elevator_data;
 	unsigned long flags;
 
+	bfq_tag_waited(bfqd, bic);
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bic->exited = true;
 	if (bic->sync_bfqq) {
@@ -1562,7 +1727,7 @@ static int __init bfq_init(void)
 {
 	int ret;
 
-	bfq_queue_cache = KMEM_CACHE(bfq_queue, 0);
+	bfq_queue_cache = KMEM_CACHE(bfq_queue, SLAB_TYPESAFE_BY_RCU);
 	if (!bfq_queue_cache)
 		return -ENOMEM;
 	ret = elv_register(&iosched_bfq);

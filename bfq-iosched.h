@@ -190,11 +190,16 @@ struct bfq_queue {
  * Per process and device: blk-ioc allocates icq_size bytes and hands us the
  * embedded io_cq, so icq must stay the first member.
  */
+/* bfq_io_cq.flags */
+#define BFQ_BIC_TAG_WAITING	0	/* counted in bfq_data.tag_waiters */
+
 struct bfq_io_cq {
 	struct io_cq icq;
 	struct bfq_queue *sync_bfqq;	/* owns one reference; bfq_data.lock */
 	bool exited;			/* exit_icq ran; bfq_data.lock */
 	unsigned short default_ioprio;	/* from the task's nice, at prepare */
+	u64 tag_ask_ns;			/* last sync read's tag request; lockless */
+	unsigned long flags;		/* atomic bitops, lockless */
 };
 
 /*
@@ -286,6 +291,9 @@ struct bfq_data {
 	/* Set by depth_updated(); read by limit_depth() without a lock. */
 	unsigned int async_depth;
 	unsigned int sync_write_depth;
+	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
+	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
+	atomic_t nr_tagged;		/* prepared requests: tags held */
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */
@@ -356,6 +364,7 @@ struct bfq_wr_arrival {
 	bool new_queue;			/* never backlogged before */
 	bool was_idle;			/* idle since idle_since_ns */
 	bool large_burst;		/* born in a large burst */
+	bool interactive;		/* raised as interactive, not lapsed */
 	u64 now_ns, idle_since_ns;
 	unsigned int softrt_batches;	/* this one included, if on time */
 };
@@ -386,7 +395,7 @@ void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns);
 void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns);
+		       u64 now_ns, u64 asked_ns);
 void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors);
 void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns);
@@ -397,6 +406,7 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
 bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,

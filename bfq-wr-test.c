@@ -236,6 +236,10 @@ static const struct bfq_wr_choose_case bfq_wr_choose_cases[] = {
 	{ "not idle: requests were in the device",
 	  { .was_idle = false, .idle_since_ns = MS(100), .now_ns = MS(5000) },
 	  BFQ_WR_NONE },
+	{ "soft rt pattern while raised as interactive",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
+	    .interactive = true, .softrt_batches = BFQ_SOFTRT_MIN_BATCHES },
+	  BFQ_WR_NONE },
 	{ "large burst, soft rt pattern",
 	  { .large_burst = true, .was_idle = true, .idle_since_ns = MS(100),
 	    .now_ns = MS(140), .softrt_batches = 10 }, BFQ_WR_NONE },
@@ -431,7 +435,7 @@ static void bfq_wr_queue_burst_lifecycle(struct kunit *test)
 	spin_lock_irq(&d.bfqd->lock);
 	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++, now += MS(1)) {
 		bfq_wr_queue_born(d.bfqd, d.q[i], now);
-		bfq_wr_backlogged(d.bfqd, d.q[i], now);
+		bfq_wr_backlogged(d.bfqd, d.q[i], now, now);
 		if (i == BFQ_BURST_LARGE_SIZE - 2) {
 			KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, i + 1U);
 			KUNIT_EXPECT_EQ(test, d.q[i]->entity.weight,
@@ -463,9 +467,9 @@ static void bfq_wr_queue_exit_unlinks(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	spin_lock_irq(&d.bfqd->lock);
 	bfq_wr_queue_born(d.bfqd, d.q[0], MS(1000));
-	bfq_wr_backlogged(d.bfqd, d.q[0], MS(1000));
+	bfq_wr_backlogged(d.bfqd, d.q[0], MS(1000), MS(1000));
 	bfq_wr_queue_born(d.bfqd, d.q[1], MS(1001));
-	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1001));
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1001), MS(1001));
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
 	bfq_wr_queue_exit(d.bfqd, d.q[0]);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 1U);
@@ -495,8 +499,8 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
 	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000));
-	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000));
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1000), MS(1000));
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
 	d.bfqd->tun.low_latency = 0;
 	bfq_wr_end_all(d.bfqd);
@@ -504,13 +508,13 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqq->entity.weight, 40U);
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = MS(1000);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(9000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(9000), MS(9000));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 
 	d.bfqd->tun.low_latency = 1;
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = MS(9000);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000), MS(20000));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
 	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur - 1);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
@@ -532,7 +536,7 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
 	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000));
 	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, 4096, 4096,
 		       MS(1001));
 	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 8, 4096, MS(1002));
@@ -542,6 +546,78 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 2048, 4096, MS(1005));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * Rule 8: which processes may take the kept scheduler tags. The queue's
+ * state is set as bfq-wr.c would leave it; idle times are taken from the
+ * real clock, as bfq_wr_tag_reserve() reads it.
+ */
+static void bfq_wr_tag_reserve_cases(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+	u64 now = ktime_get_ns();
+
+	bfq_wr_test_dev_init(test, &d);
+	bfqq = d.q[0];
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = now - MS(BFQ_WR_MIN_IDLE_MS + 100);
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			      "idle long enough to be raised");
+	bfqq->wr.idle_since_ns = now;
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			       "idle too short");
+	bfqq->wr.idle = false;
+	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			      "raised as interactive");
+	bfqq->wr.kind = BFQ_WR_SOFT_RT;
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			       "soft real time: its batch waits a period");
+	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
+	bfqq->wr.burst = BFQ_BURST_LARGE;
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			       "in a large burst");
+	bfqq->wr.burst = BFQ_BURST_NONE;
+	bfqq->ioprio_class = BFQ_CLASS_IDLE;
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			       "IDLE class");
+	bfqq->ioprio_class = BFQ_CLASS_BE;
+	d.bfqd->tun.low_latency = 0;
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			       "low_latency=0");
+}
+
+/*
+ * A process that asked for its request before its queue went idle (it
+ * waited for a scheduler tag meanwhile) did not pause: no raising, and
+ * its soft real-time count starts again. One that asked after a long
+ * idle is raised, however late the request arrives.
+ */
+static void bfq_wr_queue_asked_time(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+
+	bfq_wr_test_dev_init(test, &d);
+	bfqq = d.q[0];
+	spin_lock_irq(&d.bfqd->lock);
+	bfqq->wr.seen_busy = true;
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = MS(1000);
+	bfqq->wr.softrt_batches = BFQ_SOFTRT_MIN_BATCHES;
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000 + BFQ_WR_MIN_IDLE_MS + 10),
+			  MS(999));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.softrt_batches, 0U);
+
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = MS(5000);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(5000 + BFQ_WR_MIN_IDLE_MS + 10),
+			  MS(5000 + BFQ_WR_MIN_IDLE_MS));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
 	spin_unlock_irq(&d.bfqd->lock);
 }
 
@@ -562,6 +638,8 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
+	KUNIT_CASE(bfq_wr_tag_reserve_cases),
+	KUNIT_CASE(bfq_wr_queue_asked_time),
 	{}
 };
 

@@ -41,6 +41,10 @@
  *    One batch is not a pattern: a bulk reader that stalls once (CPU
  *    contention, a page fault) must not pass. A queue that arrives early
  *    starts counting again and keeps its raising only until it lapses.
+ *    A queue raised as interactive keeps that raising: an application
+ *    starting under load reads in short slow batches too, and a soft
+ *    real-time raising lapsing after BFQ_WR_SOFTRT_DURATION_MS would end
+ *    its start-up's raising with it.
  * 4. Bursts. Sync queues created less than BFQ_BURST_WINDOW_MS after the
  *    previous one form a burst (bfq_burst_birth()); the burst ends when
  *    that window passes without a new queue. Once a burst counts
@@ -56,7 +60,7 @@
  *    than an idle slice). Not for a soft real-time one: its next batch is
  *    a period away, and rule 7 gives it the device when it comes.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
- *    rules 1-5 and 7; writing 1 applies them again to queues that become
+ *    rules 1-5, 7 and 8; writing 1 applies them again to queues that become
  *    backlogged from then on.
  * 7. Preemption. A raised queue that becomes backlogged while a queue of
  *    its class that is not raised holds the device ends that queue's turn
@@ -67,6 +71,16 @@
  *    the raised queues: it waits at most one raised turn, itself bounded by
  *    timeout_sync, and it never waits behind another non-raised queue
  *    because of this.
+ * 8. Scheduler tags. A request exists only once its process holds one of
+ *    the device's scheduler tags (nr_requests: twice the hardware queue
+ *    depth, so 2 on a one-request device); a process that finds none
+ *    sleeps in the block layer, before bfq sees its request, and ten
+ *    readers hold every tag of a short queue. So a share of the tags is
+ *    kept (bfq_limit_depth()) for the processes whose next request the
+ *    user waits for: those of queues raised as interactive, and of queues
+ *    idle for BFQ_WR_MIN_IDLE_MS that rule 1 will raise at that request
+ *    (bfq_wr_tag_reserve()). Read without bfq_data.lock: the answer may
+ *    be a request late, which costs the process one wait for a tag.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
@@ -235,7 +249,7 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
 		return BFQ_WR_NONE;
 	if (a->now_ns - a->idle_since_ns >= BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC)
 		return BFQ_WR_INTERACTIVE;
-	if (a->softrt_batches >= BFQ_SOFTRT_MIN_BATCHES)
+	if (a->softrt_batches >= BFQ_SOFTRT_MIN_BATCHES && !a->interactive)
 		return BFQ_WR_SOFT_RT;
 	return BFQ_WR_NONE;
 }
@@ -443,19 +457,24 @@ void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
- * Rules 1 and 3: @bfqq became backlogged, from idle or from serving
- * requests still in the device. Called before the service layer activates
- * it, so that a new weight applies to this turn.
+ * Rules 1 and 3: @bfqq became backlogged at @now_ns, from idle or from
+ * serving requests still in the device; its process asked for the request
+ * at @asked_ns (earlier when it waited for a scheduler tag: rule 8). The
+ * rules judge the process's pause, which ended when it asked: one that
+ * asked before its queue went idle did not pause at all. Called before the
+ * service layer activates the queue, so that a new weight applies to this
+ * turn.
  */
 void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns)
+		       u64 now_ns, u64 asked_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
+	bool paused = wr->idle && asked_ns >= wr->idle_since_ns;
 	struct bfq_wr_arrival a = {
 		.new_queue = !wr->seen_busy,
-		.was_idle = wr->idle,
+		.was_idle = paused,
 		.large_burst = wr->burst == BFQ_BURST_LARGE,
-		.now_ns = now_ns,
+		.now_ns = asked_ns,
 		.idle_since_ns = wr->idle_since_ns,
 	};
 	enum bfq_wr_kind kind = BFQ_WR_NONE;
@@ -465,9 +484,13 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_wr_check_end(bfqd, bfqq, now_ns);
 	if (!bfqq->sync)
 		return;
-	wr->softrt_batches = bfq_softrt_batches(wr->softrt_batches, wr->idle,
-						now_ns,
-						wr->softrt_next_start_ns);
+	a.interactive = wr->kind == BFQ_WR_INTERACTIVE;
+	if (wr->idle && !paused)	/* asked before it went idle: early */
+		wr->softrt_batches = 0;
+	else
+		wr->softrt_batches = bfq_softrt_batches(wr->softrt_batches,
+							paused, asked_ns,
+							wr->softrt_next_start_ns);
 	a.softrt_batches = wr->softrt_batches;
 	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
 		kind = bfq_wr_choose(&a);
@@ -563,6 +586,37 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 
 	return bfq_wr_enabled(bfqd) && wr->kind == BFQ_WR_INTERACTIVE &&
 	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
+}
+
+/*
+ * Rule 8: whether the process of @bfqq may take the scheduler tags kept for
+ * interactive applications. No bfq_data.lock: the caller holds
+ * rcu_read_lock() and bfq_queue is SLAB_TYPESAFE_BY_RCU, so @bfqq is some
+ * queue's memory, maybe no longer this process's; data_race() marks the
+ * plain reads of fields written under the lock. A wrong answer only moves
+ * one tag allocation between the shared tags and the kept ones.
+ */
+bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	const struct bfq_wr_queue *wr = &bfqq->wr;
+	/* Each racy read below may be stale: see the comment above. */
+	enum bfq_class class = data_race(bfqq->ioprio_class);
+	/* Racy: see above. */
+	enum bfq_burst_member burst = data_race(wr->burst);
+	/* Racy: see above. */
+	enum bfq_wr_kind kind = data_race(wr->kind);
+	/* Racy: see above. */
+	bool idle = data_race(wr->idle);
+	/* Racy: see above. */
+	u64 idle_since_ns = data_race(wr->idle_since_ns);
+
+	if (!bfq_wr_enabled(bfqd) || class != BFQ_CLASS_BE ||
+	    burst == BFQ_BURST_LARGE)
+		return false;
+	if (kind == BFQ_WR_INTERACTIVE)
+		return true;
+	return idle && ktime_get_ns() - idle_since_ns >=
+		       BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC;
 }
 
 /* Rule 7: whether @bfqq, just backlogged, takes the device from @cur. */
