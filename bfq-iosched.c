@@ -1258,6 +1258,19 @@ static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 }
 
 /*
+ * Whether tags are kept at all: while a queue is raised or a process they
+ * are kept for waits. Otherwise nobody would use them, and on a short
+ * queue (2 tags) keeping one idles the device between the requests of
+ * bulk readers: measured at depth 1, ten random readers lost 29% of their
+ * throughput with a tag always kept.
+ */
+static bool bfq_tags_kept(struct bfq_data *bfqd)
+{
+	return READ_ONCE(bfqd->wr.nr_raised) ||
+	       atomic_read(&bfqd->tag_waiters);
+}
+
+/*
  * A sync read asks for a scheduler tag: the number of tags it may use (0:
  * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
  * a process that waits for a tag is not thinking, and bfq_add_request()
@@ -1279,10 +1292,12 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 
 		WRITE_ONCE(bic->tag_ask_ns, ktime_get_ns());
 		bfqq = READ_ONCE(bic->sync_bfqq);
-		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, &kept_for))
-			tags = READ_ONCE(bfqd->shared_depth);
-		else if (kept_for)
+		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, &kept_for)) {
+			if (bfq_tags_kept(bfqd))
+				tags = READ_ONCE(bfqd->shared_depth);
+		} else if (kept_for) {
 			bfq_tag_note_waiter(bfqd, bic, data->hctx);
+		}
 	}
 	rcu_read_unlock();
 	return tags;

@@ -574,8 +574,8 @@ static void bfq_wr_tag_reserve_cases(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
 			      "raised as interactive");
 	bfqq->wr.kind = BFQ_WR_SOFT_RT;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
-			       "soft real time: its batch waits a period");
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+			      "raised as soft real time: a frame is due");
 	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
 	bfqq->wr.burst = BFQ_BURST_LARGE;
 	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),

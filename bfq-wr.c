@@ -77,8 +77,8 @@
  *    sleeps in the block layer, before bfq sees its request, and ten
  *    readers hold every tag of a short queue. So a share of the tags is
  *    kept (bfq_limit_depth()) for the processes whose next request the
- *    user waits for: those of queues raised as interactive, and of queues
- *    idle for BFQ_WR_MIN_IDLE_MS that rule 1 will raise at that request
+ *    user waits for: those of raised queues, and of queues idle for
+ *    BFQ_WR_MIN_IDLE_MS that rule 1 will raise at that request
  *    (bfq_wr_tag_reserve()). Read without bfq_data.lock: the answer may
  *    be a request late, which costs the process one wait for a tag.
  *
@@ -613,7 +613,7 @@ bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 	if (!bfq_wr_enabled(bfqd) || class != BFQ_CLASS_BE ||
 	    burst == BFQ_BURST_LARGE)
 		return false;
-	if (kind == BFQ_WR_INTERACTIVE)
+	if (kind != BFQ_WR_NONE)
 		return true;
 	return idle && ktime_get_ns() - idle_since_ns >=
 		       BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC;
