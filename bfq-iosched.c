@@ -1288,7 +1288,12 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 	rcu_read_lock();
 	bic = icq_to_bic(bfq_current_icq_hint(data->q));
 	if (bic) {
-		bool kept_for = true;
+		/*
+		 * A process with no queue yet may take any tag, but is not
+		 * waited for: a burst of new processes (make -j) would make
+		 * every completion wake every sleeper.
+		 */
+		bool kept_for = false;
 
 		WRITE_ONCE(bic->tag_ask_ns, ktime_get_ns());
 		bfqq = READ_ONCE(bic->sync_bfqq);
