@@ -294,6 +294,7 @@ struct bfq_data {
 	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
 	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
+	u64 raised_io_ns;		/* last arrival or completion, raised */
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */

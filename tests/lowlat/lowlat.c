@@ -27,8 +27,10 @@
  *	frames not read as late. Prints "VIDEO frames=N late=N
  *	worst_late_ms=N.N max_ms=N.N secs=N.N".
  *   lowlat burst N FILE...
- *	Forks N children at once; child i reads FILE[i % count] whole and
- *	exits. Prints "BURST ms=N n=N" once all have exited.
+ *	Forks N children at once; child i reads whole, in turn, every FILE
+ *	whose index is i modulo N (FILE[i % count] when there are fewer
+ *	files than children) and exits. Prints "BURST ms=N n=N" once all
+ *	have exited.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -239,7 +241,10 @@ static int do_burst(int n, int nfiles, char **files)
 		if (pid < 0)
 			die("fork");
 		if (pid == 0) {
-			read_whole(files[i % nfiles]);
+			int j = nfiles < n ? i % nfiles : i;
+
+			for (; j < nfiles; j += n)
+				read_whole(files[j]);
 			_exit(0);
 		}
 	}

@@ -6,7 +6,7 @@
 # tests/lowlat/ll-fs.sh; measured values and bounds in tests/vm/README.md.
 # Asserted: the bursts bound; the others are measured and reported as "bound
 # met" or "bound not met yet" until ours meets them (LL_ASSERTED in ll-fs.sh).
-# vmtest-timeout: 720
+# vmtest-timeout: 900
 LL_DEPTH=32
 LL_TPUT_ROT=0
 . /tests/ll-fs.sh
