@@ -1238,11 +1238,11 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
  * its next request) while none of those waits for a tag.
  */
 static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    bool *kept_for)
+			    u64 now_ns, bool *kept_for)
 {
 	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
-		    bfq_wr_tag_reserve(bfqd, bfqq);
+		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns);
 	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
 			     !atomic_read(&bfqd->tag_waiters));
 }
@@ -1314,7 +1314,7 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 
 		WRITE_ONCE(bic->tag_ask_ns, now_ns);
 		bfqq = READ_ONCE(bic->sync_bfqq);
-		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, &kept_for)) {
+		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
 			if (bfq_tags_kept(bfqd, now_ns))
 				tags = READ_ONCE(bfqd->shared_depth);
 		} else if (kept_for) {

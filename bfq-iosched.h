@@ -407,7 +407,8 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
-bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			u64 now_ns);
 bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,

@@ -564,29 +564,29 @@ static void bfq_wr_tag_reserve_cases(struct kunit *test)
 	bfqq = d.q[0];
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = now - MS(BFQ_WR_MIN_IDLE_MS + 100);
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			      "idle long enough to be raised");
 	bfqq->wr.idle_since_ns = now;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			       "idle too short");
 	bfqq->wr.idle = false;
 	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			      "raised as interactive");
 	bfqq->wr.kind = BFQ_WR_SOFT_RT;
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			      "raised as soft real time: a frame is due");
 	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
 	bfqq->wr.burst = BFQ_BURST_LARGE;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			       "in a large burst");
 	bfqq->wr.burst = BFQ_BURST_NONE;
 	bfqq->ioprio_class = BFQ_CLASS_IDLE;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			       "IDLE class");
 	bfqq->ioprio_class = BFQ_CLASS_BE;
 	d.bfqd->tun.low_latency = 0;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq),
+	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
 			       "low_latency=0");
 }
 

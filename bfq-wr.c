@@ -589,14 +589,16 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 }
 
 /*
- * Rule 8: whether the process of @bfqq may take the scheduler tags kept for
- * interactive applications. No bfq_data.lock: the caller holds
- * rcu_read_lock() and bfq_queue is SLAB_TYPESAFE_BY_RCU, so @bfqq is some
- * queue's memory, maybe no longer this process's; data_race() marks the
- * plain reads of fields written under the lock. A wrong answer only moves
- * one tag allocation between the shared tags and the kept ones.
+ * Rule 8: whether the process of @bfqq, asking at @now_ns, may take the
+ * scheduler tags kept for applications a user waits for. No bfq_data.lock:
+ * the caller holds rcu_read_lock() and bfq_queue is SLAB_TYPESAFE_BY_RCU,
+ * so @bfqq is some queue's memory, maybe no longer this process's;
+ * data_race() marks the plain reads of fields written under the lock. A
+ * wrong answer only moves one tag allocation between the shared tags and
+ * the kept ones.
  */
-bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			u64 now_ns)
 {
 	const struct bfq_wr_queue *wr = &bfqq->wr;
 	/* Each racy read below may be stale: see the comment above. */
@@ -615,7 +617,7 @@ bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 		return false;
 	if (kind != BFQ_WR_NONE)
 		return true;
-	return idle && ktime_get_ns() - idle_since_ns >=
+	return idle && now_ns - idle_since_ns >=
 		       BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC;
 }
 
