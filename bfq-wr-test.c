@@ -551,43 +551,62 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 
 /*
  * Rule 8: which processes may take the kept scheduler tags. The queue's
- * state is set as bfq-wr.c would leave it; idle times are taken from the
- * real clock, as bfq_wr_tag_reserve() reads it.
+ * state is set as bfq-wr.c would leave it; idle times count back from the
+ * time the process asks.
  */
-static void bfq_wr_tag_reserve_cases(struct kunit *test)
+struct bfq_tag_reserve_case {
+	const char *desc;
+	bool idle;
+	u64 idle_ms;			/* before the ask, when idle */
+	enum bfq_wr_kind kind;
+	enum bfq_burst_member burst;
+	enum bfq_class class;
+	bool low_latency;
+	bool kept;			/* expected */
+};
+
+static const struct bfq_tag_reserve_case bfq_tag_reserve_cases[] = {
+	{ "idle long enough to be raised", true, BFQ_WR_MIN_IDLE_MS + 100,
+	  BFQ_WR_NONE, BFQ_BURST_NONE, BFQ_CLASS_BE, true, true },
+	{ "idle too short", true, 0,
+	  BFQ_WR_NONE, BFQ_BURST_NONE, BFQ_CLASS_BE, true, false },
+	{ "raised as interactive", false, 0,
+	  BFQ_WR_INTERACTIVE, BFQ_BURST_NONE, BFQ_CLASS_BE, true, true },
+	{ "raised as soft real time: a frame is due", false, 0,
+	  BFQ_WR_SOFT_RT, BFQ_BURST_NONE, BFQ_CLASS_BE, true, true },
+	{ "in a large burst", false, 0,
+	  BFQ_WR_INTERACTIVE, BFQ_BURST_LARGE, BFQ_CLASS_BE, true, false },
+	{ "IDLE class", false, 0,
+	  BFQ_WR_INTERACTIVE, BFQ_BURST_NONE, BFQ_CLASS_IDLE, true, false },
+	{ "low_latency=0", false, 0,
+	  BFQ_WR_INTERACTIVE, BFQ_BURST_NONE, BFQ_CLASS_BE, false, false },
+};
+
+static void bfq_tag_reserve_desc(const struct bfq_tag_reserve_case *c,
+				 char *desc)
 {
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bfq_tag_reserve, bfq_tag_reserve_cases,
+		  bfq_tag_reserve_desc);
+
+static void bfq_wr_tag_reserve_table(struct kunit *test)
+{
+	const struct bfq_tag_reserve_case *c = test->param_value;
 	struct bfq_wr_test_dev d;
 	struct bfq_queue *bfqq;
-	u64 now = ktime_get_ns();
+	u64 now = MS(100000);
 
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
-	bfqq->wr.idle = true;
-	bfqq->wr.idle_since_ns = now - MS(BFQ_WR_MIN_IDLE_MS + 100);
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			      "idle long enough to be raised");
-	bfqq->wr.idle_since_ns = now;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			       "idle too short");
-	bfqq->wr.idle = false;
-	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			      "raised as interactive");
-	bfqq->wr.kind = BFQ_WR_SOFT_RT;
-	KUNIT_EXPECT_TRUE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			      "raised as soft real time: a frame is due");
-	bfqq->wr.kind = BFQ_WR_INTERACTIVE;
-	bfqq->wr.burst = BFQ_BURST_LARGE;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			       "in a large burst");
-	bfqq->wr.burst = BFQ_BURST_NONE;
-	bfqq->ioprio_class = BFQ_CLASS_IDLE;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			       "IDLE class");
-	bfqq->ioprio_class = BFQ_CLASS_BE;
-	d.bfqd->tun.low_latency = 0;
-	KUNIT_EXPECT_FALSE_MSG(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now),
-			       "low_latency=0");
+	bfqq->wr.idle = c->idle;
+	bfqq->wr.idle_since_ns = now - MS(c->idle_ms);
+	bfqq->wr.kind = c->kind;
+	bfqq->wr.burst = c->burst;
+	bfqq->ioprio_class = c->class;
+	d.bfqd->tun.low_latency = c->low_latency;
+	KUNIT_EXPECT_EQ(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now), c->kept);
 }
 
 /*
@@ -638,7 +657,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
-	KUNIT_CASE(bfq_wr_tag_reserve_cases),
+	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	{}
 };

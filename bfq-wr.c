@@ -245,7 +245,7 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
 		return BFQ_WR_NONE;
 	if (a->new_queue)
 		return BFQ_WR_INTERACTIVE;
-	if (!a->was_idle)
+	if (!a->was_idle || a->now_ns < a->idle_since_ns)
 		return BFQ_WR_NONE;
 	if (a->now_ns - a->idle_since_ns >= BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC)
 		return BFQ_WR_INTERACTIVE;
@@ -604,21 +604,21 @@ bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 	/* Each racy read below may be stale: see the comment above. */
 	enum bfq_class class = data_race(bfqq->ioprio_class);
 	/* Racy: see above. */
-	enum bfq_burst_member burst = data_race(wr->burst);
-	/* Racy: see above. */
 	enum bfq_wr_kind kind = data_race(wr->kind);
-	/* Racy: see above. */
-	bool idle = data_race(wr->idle);
-	/* Racy: see above. */
-	u64 idle_since_ns = data_race(wr->idle_since_ns);
+	/* Rule 1's own test on the queue's idleness; racy: see above. */
+	struct bfq_wr_arrival a = {
+		/* Racy: see above. */
+		.was_idle = data_race(wr->idle),
+		/* Racy: see above. */
+		.large_burst = data_race(wr->burst) == BFQ_BURST_LARGE,
+		.now_ns = now_ns,
+		/* Racy: see above. */
+		.idle_since_ns = data_race(wr->idle_since_ns),
+	};
 
-	if (!bfq_wr_enabled(bfqd) || class != BFQ_CLASS_BE ||
-	    burst == BFQ_BURST_LARGE)
+	if (!bfq_wr_enabled(bfqd) || class != BFQ_CLASS_BE || a.large_burst)
 		return false;
-	if (kind != BFQ_WR_NONE)
-		return true;
-	return idle && now_ns - idle_since_ns >=
-		       BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC;
+	return kind != BFQ_WR_NONE || bfq_wr_choose(&a) == BFQ_WR_INTERACTIVE;
 }
 
 /* Rule 7: whether @bfqq, just backlogged, takes the device from @cur. */
