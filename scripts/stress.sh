@@ -136,10 +136,26 @@ if [ -z "${STRESS_REPARSE:-}" ]; then
 		echo "$qrc" > "$work/$label.qrc"
 	}
 
+	# boot_retry LABEL SECS SCENARIO...: boot, and once more when the
+	# guest died of an emulator fault (vm_emu_fault, scripts/vm/common.sh),
+	# a crash of QEMU's that says nothing of ours; the faulted log is kept
+	# beside the other as LOG.emu-fault.
+	boot_retry() {
+		local label=$1 logf=$out/stress-logs/$stamp-$1.log
+		boot "$@"
+		tr -d '\r' < "$logf" > "$work/try.log"
+		grep -q '^VMTEST-DONE' "$work/try.log" && return 0
+		vm_emu_fault "$work/try.log" || return 0
+		log "stress $label boot: emulator fault (stale int3 after kernel text patching under TCG), booting again:"
+		grep -E -A3 "$VM_EMU_FAULT_RE" "$work/try.log" | head -8 | sed 's/^/   | /' || true
+		mv "$logf" "$logf.emu-fault"
+		boot "$@"
+	}
+
 	for b in $boots; do
 		case $b in
-		debug)  boot debug "$share" "${ALL[@]}" kmemleak ;;
-		debian) boot debian "$dshare" "${DEBIAN[@]}" module-unload ;;
+		debug)  boot_retry debug "$share" "${ALL[@]}" kmemleak ;;
+		debian) boot_retry debian "$dshare" "${DEBIAN[@]}" module-unload ;;
 		esac
 	done
 else

@@ -19,17 +19,11 @@
 #                        bfq built in; results are named vm/KVER-debug/TEST,
 #                        and any checker report fails dmesg-clean
 #
-# Emulator faults. Under multi-threaded TCG a vCPU can still run an old
-# translation of kernel text that another vCPU has just patched (static
-# keys, tracepoints, sched_clock going stable): it executes the int3 that
-# text_poke_bp() had put there and removed, and the kernel dies with "Oops:
-# int3" (6.1: "int3: 0000 [#1]") although the byte in memory is no longer
-# an int3 (the oops' Code: line shows it). Seen about once in 20 short
-# boots on this host, at boot and when a test toggles a tracepoint. Such a
-# crash is QEMU's, not the test's: the test it interrupted is run again in
-# a fresh boot (at most VMTEST_EMU_RETRIES times, default 2), the oops is
-# printed, and dmesg-clean checks that boot's log up to the oops only. Any
-# other crash, or an int3 that is really in memory, fails the test.
+# A crash that is QEMU's, not the test's (vm_emu_fault in scripts/vm/
+# common.sh: a stale int3 of multi-threaded TCG) reruns the test it
+# interrupted in a fresh boot, at most VMTEST_EMU_RETRIES times (default
+# 2); the oops is printed, and dmesg-clean checks that boot's log up to the
+# oops only. Any other crash, or an int3 really in memory, fails the test.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
@@ -135,20 +129,6 @@ emit() {
 	echo "$1: vm/$name/$2" | tee -a "$results"
 	[ "$1" = PASS ] || fails=$((fails + 1))
 }
-# emu_fault LOG: LOG's crash is a stale int3 of TCG (see the header): an
-# int3 oops whose Code: line shows no 0xcc just before the faulting ip.
-emu_fault() {
-	awk '
-		/Oops: int3|int3: 0000 \[#/ { seen = 1; next }
-		seen && /Code: / {
-			sub(/.*Code: /, "")
-			n = split($0, b, " ")
-			for (i = 2; i <= n; i++)
-				if (b[i] ~ /^</) { ok = (b[i - 1] != "cc"); exit }
-			exit
-		}
-		END { exit !ok }' "$1"
-}
 # crash_excerpt LOG: the first kernel report of a crashed boot, or its tail.
 crash_excerpt() {
 	local n
@@ -175,17 +155,17 @@ while [ ${#todo[@]} -gt 0 ]; do
 	tr -d '\r' < "$blog" > "$blog.clean"
 	clean=$(cat "$blog.clean")
 	emu=
-	if ! grep -q '^VMTEST-DONE' "$blog.clean" && emu_fault "$blog.clean" &&
+	if ! grep -q '^VMTEST-DONE' "$blog.clean" && vm_emu_fault "$blog.clean" &&
 	   [ $emu_faults -lt "${VMTEST_EMU_RETRIES:-2}" ]; then
 		emu_faults=$((emu_faults + 1))
 		emu=1
 		echo "   emulator fault in boot $boots (stale int3 after kernel text patching under TCG):"
 		crash_excerpt "$blog.clean"
 		# Only what the guest printed before the oops is checked.
-		sed -E '/Oops: int3|int3: 0000 \[#/,$d' "$blog.clean" >> "$logf"
+		sed -E "/$VM_EMU_FAULT_RE/,\$d" "$blog.clean" >> "$logf"
 		{
 			echo "VMTEST-EMULATOR-FAULT: the rest of boot $boots is not checked:"
-			sed -nE '/Oops: int3|int3: 0000 \[#/,$p' "$blog.clean" |
+			sed -nE "/$VM_EMU_FAULT_RE/,\$p" "$blog.clean" |
 				sed 's/^/  (emu) /' | tr -d '[]'
 		} >> "$logf.emu"
 	else
