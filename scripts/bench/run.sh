@@ -15,6 +15,9 @@
 #                    latency: the soft real-time and throughput runs, 8)
 #   BENCH_CNSEC=a,b  share only: null_blk completion_nsec values, comma
 #                    separated (default 100000,1000000)
+#   BENCH_PIN=1      latency only: the measured application on vCPU 0, the
+#                    background on vCPU 1 (LL_APP_CPUS, LL_BG_CPUS of
+#                    tests/lowlat/ll-lib.sh, which says what it changed)
 #   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +35,8 @@ ko=$BFQ_TOP/build/$KVER/bfq.ko
 out=$BFQ_TOP/build/bench
 mkdir -p "$out"
 rounds=${BENCH_ROUNDS:-3}
+pin=
+[ "${BENCH_PIN:-0}" = 1 ] && pin="LL_APP_CPUS=0 LL_BG_CPUS=1"
 
 base=$(vm_base_initramfs "$KVER")
 work=$(mktemp -d)
@@ -58,7 +63,7 @@ for n in "$@"; do
 	t0=$(date +%s)
 	set +e
 	VM_SMP=$smp vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((tmo + 60)) \
-		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-}"
+		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-} $pin"
 	set -e
 	t1=$(date +%s)
 	txt=$out/$n-$KVER.txt

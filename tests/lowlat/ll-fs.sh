@@ -12,6 +12,8 @@
 #             <= 1.05
 #   tput      10r-seq and 10r-rand alone, median of 3 x 3 s: ours >=
 #             0.95x the best of none and mq-deadline
+# LL_APP_CPUS and LL_BG_CPUS (ll-lib.sh) pin the start-up and periodic
+# reader, and the background, to vCPUs: a diagnostic, off by default.
 #
 # Which bounds are asserted: LL_ASSERTED (default: bursts). The others are
 # measured and reported with the same words, as "bound met" or "bound not
