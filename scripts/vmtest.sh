@@ -132,7 +132,7 @@ emit() {
 # crash_excerpt LOG: the first kernel report of a crashed boot, or its tail.
 crash_excerpt() {
 	local n
-	n=$(grep -nE "$VM_REPORT_RE|Kernel panic" "$1" | head -1 | cut -d: -f1)
+	n=$(grep -m1 -nE "$VM_REPORT_RE|Kernel panic" "$1" | cut -d: -f1)
 	if [ -n "$n" ]; then
 		sed -n "$((n > 3 ? n - 3 : 1)),$((n + 30))p" "$1"
 	else
@@ -215,7 +215,7 @@ end=$(date +%s)
 pat=$VM_REPORT_RE
 if grep -Eq "$pat" "$logf"; then
 	emit FAIL dmesg-clean
-	grep -En "$pat" "$logf" | head -20 | sed 's/^/   /'
+	grep -m20 -En "$pat" "$logf" | sed 's/^/   /'
 else
 	emit PASS dmesg-clean
 fi
