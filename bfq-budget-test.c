@@ -5,6 +5,8 @@
  */
 #include <kunit/test.h>
 
+#include "bfq-test.h"
+
 struct bfq_budget_case {
 	const char *desc;
 	enum bfq_expire_reason why;
@@ -26,12 +28,7 @@ static const struct bfq_budget_case bfq_budget_cases[] = {
 	{ "preempted keeps budget", BFQ_EXP_PREEMPTED, 512, 10, 512, 10 },
 };
 
-static void bfq_budget_case_desc(const struct bfq_budget_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_budget, bfq_budget_cases, bfq_budget_case_desc);
+BFQ_KUNIT_TABLE(bfq_budget, bfq_budget_cases, bfq_budget_case);
 
 static void bfq_next_budget_table(struct kunit *test)
 {

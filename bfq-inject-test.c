@@ -61,12 +61,7 @@ static const struct bfq_inject_case bfq_inject_cases[] = {
 	  { BFQ_INJECT_MAX, BFQ_INJECT_MAX, BFQ_INJECT_MAX } },
 };
 
-static void bfq_inject_desc(const struct bfq_inject_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_inject, bfq_inject_cases, bfq_inject_desc);
+BFQ_KUNIT_TABLE(bfq_inject, bfq_inject_cases, bfq_inject_case);
 
 static void bfq_inject_feedback_table(struct kunit *test)
 {
@@ -132,12 +127,7 @@ static const struct bfq_waker_case bfq_waker_cases[] = {
 	  { WS_, WS_, WF_, WS_, WS_, WL_, WS_, WF_, WS_ }, 9 },
 };
 
-static void bfq_waker_desc(const struct bfq_waker_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_waker, bfq_waker_cases, bfq_waker_desc);
+BFQ_KUNIT_TABLE(bfq_waker, bfq_waker_cases, bfq_waker_case);
 
 static void bfq_waker_observe_table(struct kunit *test)
 {

@@ -5,6 +5,8 @@
  */
 #include <kunit/test.h>
 
+#include "bfq-test.h"
+
 struct bfq_parse_case {
 	const char *desc;
 	enum bfq_tunable_id id;
@@ -33,12 +35,7 @@ static const struct bfq_parse_case bfq_parse_cases[] = {
 	{ "hex is not decimal", BFQ_T_MAX_BUDGET, "0x10", -EINVAL, 0 },
 };
 
-static void bfq_parse_case_desc(const struct bfq_parse_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_parse, bfq_parse_cases, bfq_parse_case_desc);
+BFQ_KUNIT_TABLE(bfq_parse, bfq_parse_cases, bfq_parse_case);
 
 static void bfq_tunable_parse_table(struct kunit *test)
 {

@@ -11,6 +11,18 @@
 
 #include "bfq-iosched.h"
 
+/*
+ * BFQ_KUNIT_TABLE(name, cases, type): name##_gen_params over @cases, an
+ * array of struct @type whose rows name themselves in a .desc string
+ * (6.6's KUNIT_ARRAY_PARAM_DESC, which 6.1 lacks).
+ */
+#define BFQ_KUNIT_TABLE(name, cases, type)				\
+	static void name##_desc(const struct type *c, char *desc)	\
+	{								\
+		strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);		\
+	}								\
+	KUNIT_ARRAY_PARAM(name, cases, name##_desc)
+
 static inline struct bfq_data *bfq_test_bfqd(struct kunit *test)
 {
 	struct bfq_data *bfqd = kunit_kzalloc(test, sizeof(*bfqd), GFP_KERNEL);

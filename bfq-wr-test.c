@@ -32,14 +32,7 @@ static const struct bfq_wr_duration_case bfq_wr_duration_cases[] = {
 	{ "huge rate floored", U64_MAX, BFQ_WR_MIN_DURATION_MS },
 };
 
-static void bfq_wr_duration_desc(const struct bfq_wr_duration_case *c,
-				 char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_wr_duration, bfq_wr_duration_cases,
-		  bfq_wr_duration_desc);
+BFQ_KUNIT_TABLE(bfq_wr_duration, bfq_wr_duration_cases, bfq_wr_duration_case);
 
 static void bfq_wr_duration_ns_table(struct kunit *test)
 {
@@ -89,12 +82,7 @@ static const struct bfq_softrt_case bfq_softrt_cases[] = {
 	  (u64)U32_MAX * NSEC_PER_SEC / BFQ_SOFTRT_MAX_SECTORS_PER_SEC },
 };
 
-static void bfq_softrt_desc(const struct bfq_softrt_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_softrt, bfq_softrt_cases, bfq_softrt_desc);
+BFQ_KUNIT_TABLE(bfq_softrt, bfq_softrt_cases, bfq_softrt_case);
 
 static void bfq_softrt_next_start_ns_table(struct kunit *test)
 {
@@ -154,14 +142,7 @@ static const struct bfq_softrt_pattern bfq_softrt_patterns[] = {
 	{ "slow thinker", 40, 8, 200, 0, 30000, 0, 0, 37 },
 };
 
-static void bfq_softrt_pattern_desc(const struct bfq_softrt_pattern *c,
-				    char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_softrt_pattern, bfq_softrt_patterns,
-		  bfq_softrt_pattern_desc);
+BFQ_KUNIT_TABLE(bfq_softrt_pattern, bfq_softrt_patterns, bfq_softrt_pattern);
 
 /* Run a pattern through next start and bfq_wr_choose(), as bfq-wr.c does. */
 static void bfq_softrt_detection_patterns(struct kunit *test)
@@ -245,12 +226,7 @@ static const struct bfq_wr_choose_case bfq_wr_choose_cases[] = {
 	    .now_ns = MS(140), .softrt_batches = 10 }, BFQ_WR_NONE },
 };
 
-static void bfq_wr_choose_desc(const struct bfq_wr_choose_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_wr_choose, bfq_wr_choose_cases, bfq_wr_choose_desc);
+BFQ_KUNIT_TABLE(bfq_wr_choose, bfq_wr_choose_cases, bfq_wr_choose_case);
 
 static void bfq_wr_choose_table(struct kunit *test)
 {
@@ -349,12 +325,7 @@ static const struct bfq_burst_case bfq_burst_cases[] = {
 	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, S_, J_ } },
 };
 
-static void bfq_burst_desc(const struct bfq_burst_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_burst, bfq_burst_cases, bfq_burst_desc);
+BFQ_KUNIT_TABLE(bfq_burst, bfq_burst_cases, bfq_burst_case);
 
 static void bfq_burst_birth_table(struct kunit *test)
 {
@@ -582,14 +553,7 @@ static const struct bfq_tag_reserve_case bfq_tag_reserve_cases[] = {
 	  BFQ_WR_INTERACTIVE, BFQ_BURST_NONE, BFQ_CLASS_BE, false, false },
 };
 
-static void bfq_tag_reserve_desc(const struct bfq_tag_reserve_case *c,
-				 char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bfq_tag_reserve, bfq_tag_reserve_cases,
-		  bfq_tag_reserve_desc);
+BFQ_KUNIT_TABLE(bfq_tag_reserve, bfq_tag_reserve_cases, bfq_tag_reserve_case);
 
 static void bfq_wr_tag_reserve_table(struct kunit *test)
 {
