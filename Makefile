@@ -25,6 +25,7 @@ endif
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
 bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o bfq-inject.o
+bfq-$(CONFIG_BFQ_GROUP_IOSCHED) += bfq-cgroup.o
 # bfq-trace.h is found by define_trace.h through the include path.
 CFLAGS_bfq-iosched.o += -I$(src)
 
