@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BFQ groups, the groundwork of issue 7: what the weight files accept, and
- * how a tree of group weights divides a device. Nothing here talks to blkcg
- * yet; these are pure functions, so that the policy that arrives later and
- * the tests share one definition of both.
+ * BFQ groups: what the weight files accept, and how a tree of group
+ * weights divides a device. Pure functions, no blkcg state, so that the
+ * blkcg policy and the tests share one definition of both.
  *
  * Rules enforced, and why:
  *

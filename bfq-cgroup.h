@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * BFQ groups (issue 7): what the cgroup interface files accept and how a
+ * BFQ groups: what the cgroup interface files accept and how a
  * tree of group weights divides a device. Defined in bfq-cgroup.c, which is
  * built only with CONFIG_BFQ_GROUP_IOSCHED; pure functions, no locking.
  */
