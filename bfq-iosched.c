@@ -277,6 +277,7 @@ static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
 	if (!bfqq)
 		return NULL;
 	bfq_queue_init(bfqd, bfqq, sync, ioprio);
+	list_add_tail(&bfqq->all_node, &bfqd->all_bfqqs);
 	bfqd->nr_bfqqs++;
 	return bfqq;
 }
@@ -300,6 +301,7 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
+	list_del(&bfqq->all_node);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
@@ -1414,6 +1416,7 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 	bfq_wr_init(bfqd);
 	bfq_inject_init(bfqd);
 	INIT_LIST_HEAD(&bfqd->dispatch_head);
+	INIT_LIST_HEAD(&bfqd->all_bfqqs);
 	bfq_tunables_init(&bfqd->tun);
 	bfq_queue_init(bfqd, &bfqd->fallback_bfqq, false,
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
@@ -1645,11 +1648,16 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 		   bfqq->inj.debt_sectors);
 }
 
-/* The queue in service, then every backlogged queue by class and finish. */
+/*
+ * The queue in service, then every backlogged queue by class and finish,
+ * then the allocated queues with nothing queued ("empty": a reader whose
+ * one request is in the device, or a process that paused).
+ */
 static int bfq_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq;
 	int class;
 
 	spin_lock_irq(&bfqd->lock);
@@ -1668,6 +1676,10 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 						       entity), "waiting");
 		}
 	}
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node)
+		if (bfqq != bfqd->in_service_bfqq &&
+		    bfqq->entity.state != BFQ_E_ACTIVE)
+			bfq_show_queue(m, bfqq, "empty");
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

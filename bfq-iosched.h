@@ -160,6 +160,7 @@ struct bfq_queue {
 
 	/* bfq_data.lock protects everything below. */
 	int ref;
+	struct list_head all_node;	/* on bfq_data.all_bfqqs, for debugfs */
 	pid_t pid;			/* creator, for debugging */
 	bool sync;
 	enum bfq_class ioprio_class;
@@ -317,6 +318,7 @@ struct bfq_data {
 	unsigned long turn_deadline;	/* jiffies: budget timeout */
 	unsigned int nr_queued;		/* requests in queues + dispatch_head */
 	unsigned int nr_bfqqs;		/* allocated queues, leak check */
+	struct list_head all_bfqqs;	/* the allocated queues, for debugfs */
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct bfq_queue fallback_bfqq;	/* when allocation fails; never freed */
 	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
