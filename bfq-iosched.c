@@ -1049,10 +1049,13 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
 	    !bfqq->nr_in_driver && !bfqd->idling) {
-		if (bfq_should_idle(bfqd, bfqq))
+		if (bfq_should_idle(bfqd, bfqq)) {
 			bfq_idle_start(bfqd);
-		else
+		} else {
+			/* Not left in service until the next dispatch. */
+			bfq_expire(bfqd, BFQ_EXP_EMPTY);
 			bfqd->kick_on_finish = true;
+		}
 	}
 }
 

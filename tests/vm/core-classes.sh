@@ -88,12 +88,22 @@ check "RT got > 2x BE (${rt} vs ${be} KiB)" [ "${rt:-0}" -gt $(( ${be:-0} * 2 ))
 # 3. ionice -p on a running reader: its queue's class= and weight= in
 # debugfs follow (weight = (8 - level) * 10).
 SECS=30 reader mv 2 4 0
+fiopid=$!
 mvpid=
-qline() { grep "^bfq${mvpid}S " $Q | head -1; }
-# The queue's pid is the fio job's (a child of the fio we started).
+# child_of PID: the first process whose parent is PID.
+child_of() {
+	local f pid comm state ppid rest
+	for f in /proc/[0-9]*/stat; do
+		read -r pid comm state ppid rest < "$f" 2>/dev/null || continue
+		[ "$ppid" = "$1" ] && { echo "$pid"; return; }
+	done
+}
+qline() { grep -m1 "^bfq${mvpid}S " $Q; }
+# The queue's pid is the fio job's, a child of the fio we started (ionice
+# execs fio); the queues of the readers before it may still be listed.
 for i in $(seq 50); do
-	mvpid=$(sed -n 's/^bfq\([0-9]*\)S .*/\1/p' $Q | head -1)
-	[ -n "$mvpid" ] && break
+	mvpid=$(child_of "$fiopid")
+	[ -n "$mvpid" ] && qline | grep -q . && break
 	sleep 0.1
 done
 echo "queue of the reader: pid ${mvpid:-none}: $(qline)"
