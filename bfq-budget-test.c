@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of budget feedback, turn charges and the peak-rate
- * estimator (bfq-budget.c), #included at its end.
+ * KUnit tests of budget feedback, turn charges, the peak-rate estimator
+ * and the seek cost (bfq-budget.c), #included at its end.
  */
 #include <kunit/test.h>
 
@@ -180,6 +180,140 @@ static void bfq_rate_auto_budget_bounds(struct kunit *test)
 			(unsigned int)BFQ_AUTO_BUDGET_MAX_SECTORS);
 }
 
+/*
+ * Rule 4, the seek cost. A device pattern: requests of @sectors served
+ * alone, alternating between near ones taking @near_us and far ones
+ * taking @far_us, @rounds times each.
+ */
+struct bfq_seek_case {
+	const char *desc;
+	unsigned int sectors, near_us, far_us, rounds;
+	bool overlap;		/* a second request joins each one */
+	bool costly;		/* expected bfq_seek_costly() */
+};
+
+static const struct bfq_seek_case bfq_seek_cases[] = {
+	{ "disk: far 8 ms, near 1 ms", 256, 1000, 8000, 40, false, true },
+	{ "flat device: 200 vs 210 us", 256, 200, 210, 40, false, false },
+	{ "flash: 4k random like sequential", 8, 90, 95, 40, false, false },
+	{ "too few samples: the device's word", 256, 200, 200, 15, false,
+	  true },
+	{ "just enough samples", 256, 200, 200, 16, false, false },
+	{ "between thresholds at first: word", 256, 1000, 1200, 40, false,
+	  true },
+	{ "overlapping requests: no samples", 256, 200, 200, 40, true, true },
+	{ "far exactly 5/4 at first: the word", 256, 1000, 1250, 40, false,
+	  true },
+	{ "far just over 5/4: costly", 256, 1000, 1260, 40, false, true },
+};
+
+BFQ_KUNIT_TABLE(bfq_seek, bfq_seek_cases, bfq_seek_case);
+
+/* One request at @pos alone in the device for @us, or joined by another. */
+static void bfq_seek_feed(struct bfq_seek_cost *sc, u64 *now, sector_t pos,
+			  unsigned int sectors, unsigned int us, bool overlap)
+{
+	bfq_seek_dispatched(sc, *now, pos, sectors, 0);
+	if (overlap)
+		bfq_seek_dispatched(sc, *now, pos + sectors, sectors, 1);
+	*now += us * NSEC_PER_USEC;
+	if (overlap)
+		bfq_seek_completed(sc, *now, 1);
+	bfq_seek_completed(sc, *now, 0);
+	*now += 100 * NSEC_PER_USEC;
+}
+
+static void bfq_seek_table(struct kunit *test)
+{
+	const struct bfq_seek_case *c = test->param_value;
+	struct bfq_seek_cost sc = {};
+	sector_t far = 0;
+	u64 now = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->rounds; i++) {
+		/* 1 GiB further each time: far from the last request. */
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, c->sectors, c->far_us,
+			      c->overlap);
+		bfq_seek_feed(&sc, &now, sc.last_end, c->sectors, c->near_us,
+			      c->overlap);
+	}
+	KUNIT_EXPECT_EQ(test, bfq_seek_costly(&sc), c->costly);
+}
+
+/*
+ * Between the thresholds a verdict stays; a device that changes (a cache
+ * in front of a disk warming up) moves it once the averages cross one.
+ */
+static void bfq_seek_hysteresis(struct kunit *test)
+{
+	struct bfq_seek_cost sc = {};
+	sector_t far = 0;
+	u32 near, far_ns;
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 256, 200, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
+	}
+	KUNIT_ASSERT_FALSE(test, bfq_seek_costly(&sc));
+	/* 1.2x: between 9/8 and 5/4, still free. */
+	for (i = 0; i < 64; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 256, 240, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
+	}
+	KUNIT_EXPECT_FALSE(test, bfq_seek_costly(&sc));
+	for (i = 0; i < 64; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 256, 2000, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
+	}
+	KUNIT_EXPECT_TRUE(test, bfq_seek_costly(&sc));
+	/* Mid-distance requests, a requeue, a 2 s retry: not samples. */
+	near = sc.near_ns[8];
+	far_ns = sc.far_ns[8];
+	bfq_seek_dispatched(&sc, now, sc.last_end + 1000, 256, 0);
+	KUNIT_EXPECT_FALSE(test, sc.solo);
+	bfq_seek_dispatched(&sc, now, far, 256, 0);
+	bfq_seek_cancel(&sc);
+	bfq_seek_completed(&sc, now + 5000, 0);
+	bfq_seek_dispatched(&sc, now, sc.last_end, 256, 0);
+	bfq_seek_completed(&sc, now + 2 * NSEC_PER_SEC, 0);
+	KUNIT_EXPECT_EQ(test, sc.near_ns[8], near);
+	KUNIT_EXPECT_EQ(test, sc.far_ns[8], far_ns);
+}
+
+/* Every size class with a verdict must find seeks free. */
+static void bfq_seek_size_classes(struct kunit *test)
+{
+	struct bfq_seek_cost sc = {};
+	sector_t far = 0;
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 8, 100, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 8, 100, false);
+	}
+	KUNIT_ASSERT_FALSE(test, bfq_seek_costly(&sc));
+	for (i = 0; i < 20; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 1024, 9000, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 1024, 2000, false);
+	}
+	KUNIT_EXPECT_TRUE(test, bfq_seek_costly(&sc));
+	KUNIT_EXPECT_EQ(test, sc.known, (u16)(BIT(3) | BIT(10)));
+	/* Sizes past the last class share it. */
+	bfq_seek_dispatched(&sc, now, far + (1 << 21), 1 << 20, 0);
+	KUNIT_EXPECT_TRUE(test, sc.solo);
+	KUNIT_EXPECT_EQ(test, sc.solo_size, (u8)(BFQ_SEEK_NR_SIZES - 1));
+}
+
 static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_next_budget_table, bfq_budget_gen_params),
 	KUNIT_CASE(bfq_rate_sequential_sample),
@@ -188,6 +322,9 @@ static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE(bfq_rate_requeue),
 	KUNIT_CASE(bfq_rate_filter),
 	KUNIT_CASE(bfq_rate_auto_budget_bounds),
+	KUNIT_CASE_PARAM(bfq_seek_table, bfq_seek_gen_params),
+	KUNIT_CASE(bfq_seek_hysteresis),
+	KUNIT_CASE(bfq_seek_size_classes),
 	{}
 };
 

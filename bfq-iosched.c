@@ -658,7 +658,8 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
  * because serving another queue now would give it more than its share;
  * and for a sequential queue on a device that does not queue internally
  * or seeks (rotational), where the next request of the same queue is the
- * cheapest one to serve.
+ * cheapest one to serve, unless the device has shown that requests far
+ * apart cost it no more than near ones (bfq-budget.c, rule 4).
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -671,7 +672,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return false;
 	if (bfq_wr_protected(bfqd, bfqq) || !bfq_symmetric(bfqd))
 		return true;
-	return !bfq_seeky(bfqq) &&
+	return !bfq_seeky(bfqq) && bfq_seek_costly(&bfqd->seek) &&
 	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);
 }
 
@@ -823,10 +824,14 @@ static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
 static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
 {
+	u64 now_ns = ktime_get_ns();
+
 	bfq_remove_request(bfqd, rq);
-	bfq_rate_dispatched(&bfqd->rate, ktime_get_ns(),
+	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
 			    bfqd->rq_in_driver);
+	bfq_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
+			    blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 }
@@ -913,6 +918,8 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		bfqd->nr_queued--;
+		/* Beside a timed request: that one is no longer alone. */
+		bfq_seek_cancel(&bfqd->seek);
 		if (bfq_rq_prepared(rq) && rq_bfqq(rq))
 			bfq_rate_redispatched(&bfqd->rate, ktime_get_ns(),
 					      bfqd->rq_in_driver);
@@ -1044,6 +1051,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
+	bfq_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);
 	bfq_inject_completed(bfqd, bfqq, rq, rq_state(rq) & BFQ_RQ_INJECTED,
 			     now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
@@ -1128,6 +1136,7 @@ static void bfq_requeue_request(struct request *rq)
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
 				  bfqq->bfqd->rq_in_driver);
+		bfq_seek_cancel(&bfqq->bfqd->seek);
 		if (rq_state(rq) & BFQ_RQ_INJECTED) {
 			rq_state_set(rq, BFQ_RQ_INJECTED, false);
 			bfqq->bfqd->inj.in_driver--;
@@ -1720,11 +1729,24 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_seek_cost *sc = &bfqd->seek;
+	unsigned int i;
 
 	spin_lock_irq(&bfqd->lock);
 	seq_printf(m, "peak_sectors_per_sec=%llu samples=%u max_budget=%u rq_in_driver=%u hw_queueing=%d\n",
 		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
 		   bfq_max_budget(bfqd), bfqd->rq_in_driver, bfqd->hw_queueing);
+	/* Rule 4 of bfq-budget.c: what requests served alone took. */
+	seq_printf(m, "seeks_cost=%d\n", bfq_seek_costly(sc));
+	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {
+		if (!sc->near_n[i] && !sc->far_n[i])
+			continue;
+		seq_printf(m, "seek sectors=%u near_us=%u/%u far_us=%u/%u verdict=%s\n",
+			   1U << i, sc->near_ns[i] / (u32)NSEC_PER_USEC,
+			   sc->near_n[i], sc->far_ns[i] / (u32)NSEC_PER_USEC,
+			   sc->far_n[i], !(sc->known & BIT(i)) ? "none" :
+			   sc->costly & BIT(i) ? "costly" : "free");
+	}
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

@@ -242,6 +242,24 @@ struct bfq_rate {
 };
 
 /*
+ * Whether moving the head costs the device time (bfq-budget.c, rule 4):
+ * the mean service time of requests the device served alone, by size
+ * class (log2 of sectors) and by distance from the previous request (near
+ * or far). bfq_data.lock.
+ */
+#define BFQ_SEEK_NR_SIZES	12
+struct bfq_seek_cost {
+	u32 near_ns[BFQ_SEEK_NR_SIZES], far_ns[BFQ_SEEK_NR_SIZES];
+	u16 near_n[BFQ_SEEK_NR_SIZES], far_n[BFQ_SEEK_NR_SIZES];
+	u16 known, costly;		/* size classes with a verdict */
+	sector_t last_end;		/* of the last request dispatched */
+	bool solo;			/* one request in the device, timed */
+	bool solo_far;
+	u8 solo_size;
+	u64 solo_start_ns;
+};
+
+/*
  * The burst of queue creations, as plain values (bfq_burst_birth()):
  * births less than BFQ_BURST_WINDOW_MS apart belong to one burst.
  */
@@ -304,6 +322,7 @@ struct bfq_data {
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	struct bfq_rate rate;
+	struct bfq_seek_cost seek;
 	struct bfq_wr_data wr;
 	struct bfq_inject_data inj;
 	/*
@@ -361,6 +380,12 @@ void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver);
 void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
 			   unsigned int in_driver);
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
+void bfq_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
+			 unsigned int sectors, unsigned int in_driver);
+void bfq_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+			unsigned int in_driver);
+void bfq_seek_cancel(struct bfq_seek_cost *sc);
+bool bfq_seek_costly(const struct bfq_seek_cost *sc);
 
 /* bfq-wr.c: weight raising and bursts (low_latency). bfq_data.lock. */
 struct bfq_wr_arrival {
