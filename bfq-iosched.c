@@ -649,12 +649,12 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
  * its next request: always with strict_guarantees; never for a queue born
- * in a large burst (bfq-wr.c, rule 4: the batch needs throughput); never
- * for a queue whose next request usually comes after more than an idle
- * slice (bfq_thinks_long(): the slice would pass in vain, and a raised
- * queue's request takes the device when it comes, bfq-wr.c rule 7); for
- * an interactive weight-raised queue (bfq-wr.c, rule 5: a user waits for
- * its next request); when queues of different weights or classes compete,
+ * in a large burst (bfq-wr.c, rule 4: the batch needs throughput); for an
+ * interactive weight-raised queue (bfq-wr.c, rule 5: a user waits for its
+ * next request), however long it thinks; never for any other queue whose
+ * next request usually comes after more than an idle slice
+ * (bfq_thinks_long(): the slice would pass in vain); when queues of
+ * different weights or classes compete,
  * because serving another queue now would give it more than its share;
  * and for a sequential queue on a device that does not queue internally
  * or seeks (rotational), where the next request of the same queue is the
@@ -667,10 +667,13 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return false;
 	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return true;
-	if (bfq_wr_in_large_burst(bfqd, bfqq) || bfq_thinks_long(bfqd, bfqq) ||
-	    bfq_tags_exhausted(bfqd, bfqq))
+	if (bfq_wr_in_large_burst(bfqd, bfqq) || bfq_tags_exhausted(bfqd, bfqq))
 		return false;
-	if (bfq_wr_protected(bfqd, bfqq) || !bfq_symmetric(bfqd))
+	if (bfq_wr_protected(bfqd, bfqq))
+		return true;
+	if (bfq_thinks_long(bfqd, bfqq))
+		return false;
+	if (!bfq_symmetric(bfqd))
 		return true;
 	return !bfq_seeky(bfqq) && bfq_seek_costly(&bfqd->seek) &&
 	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);

@@ -55,10 +55,15 @@
  *    would cost the batch its throughput: they get neither.
  * 5. Idling. The device idles for an interactively raised queue in service
  *    that empties, even where bfq_should_idle() would otherwise move on:
- *    the raised queue's next request is the one a user waits for, and it
- *    comes soon (bfq_should_idle() still skips a queue that thinks longer
- *    than an idle slice). Not for a soft real-time one: its next batch is
- *    a period away, and rule 7 gives it the device when it comes.
+ *    the raised queue's next request is the one a user waits for. Also
+ *    when its process thinks longer than an idle slice between requests:
+ *    a starting application that is slow to issue its next read is
+ *    usually short of CPU, and serving the background meanwhile gives the
+ *    background's processes more work to take the CPU with (measured
+ *    under TCG, 5 readers and 5 writers, depth 32: start-up 2.1-5.7x its
+ *    idle time without this, 1.8x with it). Not for a soft real-time
+ *    queue: its next batch is a period away, and rule 7 gives it the
+ *    device when it comes.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5, 7 and 8; writing 1 applies them again to queues that become
  *    backlogged from then on.
