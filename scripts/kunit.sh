@@ -15,7 +15,9 @@
 #
 # Environment: KUNITCONFIG (default tests/.kunitconfig), KUNIT_FILTER (default 'bfq*', kunit.py's filter_glob: only our
 # suites run), KUNIT_TIMEOUT (seconds for the test run, default 600),
-# KUNIT_ARGS (more kunit.py arguments, e.g. --kconfig_add=...).
+# KUNIT_ARGS (more kunit.py arguments, e.g. --kconfig_add=...), KUNIT_SLOT
+# (a name: the in-tree copy and build dir get it as a suffix, so that two
+# checkouts, e.g. git worktrees, can run their suites at the same time).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,17 +28,18 @@ mkdir -p "$res"
 out=$res/kunit.txt
 : > "$out"
 
-if ! "$BFQ_TOP/scripts/intree.sh" --sync-only "$KVER"; then
+slot=${KUNIT_SLOT:+-$KUNIT_SLOT}
+tree=$dir/intree$slot
+if ! "$BFQ_TOP/scripts/intree.sh" --sync-only "$KVER" "$tree"; then
 	echo "FAIL: kunit/$KVER/build" | tee "$out"
 	exit 1
 fi
-tree=$dir/intree
 rm -f "$res/kunit.json"
 
 # shellcheck disable=SC2086 # KUNIT_ARGS is a list of arguments
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig="${KUNITCONFIG:-$BFQ_TOP/tests/.kunitconfig}" \
-	--build_dir="$dir/kunit-build" --jobs="$(nproc)" \
+	--build_dir="$dir/kunit-build$slot" --jobs="$(nproc)" \
 	--timeout="${KUNIT_TIMEOUT:-600}" --json="$res/kunit.json" \
 	${KUNIT_ARGS:-} "${KUNIT_FILTER:-bfq*}") > "$res/kunit.log" 2>&1 &&
 	rc=0 || rc=$?
