@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BFQ groups: what the weight files accept, and how a tree of group
- * weights divides a device. Pure functions, no blkcg state, so that the
- * blkcg policy and the tests share one definition of both.
+ * BFQ groups: what the weight files accept, how a tree of group weights
+ * divides a device (rules 1-4: pure functions, so that the policy and the
+ * tests share one definition of both), and the blkcg policy that keeps a
+ * struct bfq_group per (cgroup, device) behind the cgroup files (rules
+ * 5-10).
  *
  * Rules enforced, and why:
  *
@@ -40,14 +42,68 @@
  *    share. Example: children of weights 200 and 100 under the root get
  *    666666 and 333333; children of 300 and 100 under the first get 499999
  *    and 166666.
+ * 5. Registration. The policy is registered at module init before the
+ *    elevator and unregistered after it at exit: init_sched, reachable
+ *    once elv_register() returns, activates the policy and needs its plid.
+ *    init_sched activates it on its device once q->elevator is set
+ *    (pd_init finds the bfq_data there); exit_sched deactivates it first,
+ *    while the bfq_data is whole. A failure at either step unwinds what
+ *    the step took and nothing else.
+ * 6. Data. Per cgroup (cpd, struct bfq_cgroup_data): the default weight,
+ *    BFQ_CG_WEIGHT_DEFAULT until written; it is lost when the module is
+ *    unloaded, with the policy. Per cgroup and device (pd, struct
+ *    bfq_group): the device's override (0: none), the effective weight,
+ *    the group's entity in its parent's service tree and its own trees
+ *    below (bfq-wf2q.c), the device's bfq_data, and the counters of the
+ *    blkio.bfq.* stat files.
+ * 7. Weights. A group's effective weight is its override on the device,
+ *    else its cgroup's default (bfq_cg_effective_weight()). A write is
+ *    parsed whole first (rules 1-3). A default goes to the cpd and to every
+ *    group of the cgroup, walking blkcg->blkg_list under blkcg->lock, as
+ *    iocost's io.weight does; a group created meanwhile reads it in
+ *    pd_online, also under blkcg->lock, so no group misses it. An override
+ *    or its reset goes through blk-cgroup's conf helpers, which find the
+ *    device (-ENODEV for no such disk, or a partition), create the
+ *    cgroup's blkgs on it if needed and hold its queue_lock; then under
+ *    blkcg->lock too. The entity gets the result through
+ *    bfq_entity_set_prio() under bfq_data.lock, from its next turn on.
+ * 8. A per-device write for a device bfq does not schedule (our policy not
+ *    active there; blk-cgroup answers -EOPNOTSUPP, which users of the
+ *    stock module find baffling) is refused with -ENODEV, as for a device
+ *    that does not exist, and a rate-limited warning says which device and
+ *    why. Nothing changes.
+ * 9. Lock order: q->queue_lock, blkcg->lock, bfq_data.lock. blk-cgroup
+ *    calls pd_online and pd_offline with the first two held.
+ * 10. Lifetime. blk-cgroup owns the pd: pd_alloc with the blkg (or at
+ *    activation), pd_free when the blkg's last reference goes (RCU- and
+ *    work-deferred) or at deactivation. A bio holds a reference to its
+ *    blkg (bio->bi_blkg) from submission until it completes, so a queued
+ *    or dispatched request's group lives as long as its bios; but
+ *    finish_request runs after they completed, so whatever of ours keeps
+ *    a group beyond its requests (a bfq_queue in the group) must hold its
+ *    own blkg_get(bfqg_to_blkg()) and blkg_put() it when freed or moved
+ *    (blkg_put() is fine under bfq_data.lock). pd_offline (rmdir, disk
+ *    removal, deactivation) comes before pd_free, with the device's
+ *    bfq_data alive: it clears bfq_group.bfqd under bfq_data.lock, after
+ *    which bfq_bio_bfqg() passes the group over and new I/O goes to its
+ *    nearest online ancestor; its trees must be empty by then (entities
+ *    drained or reparented there), and its counters are added to the
+ *    parent's so the recursive stats keep its I/O. pd_free touches the pd
+ *    only: on 6.1 a blkg destroyed before exit_sched is freed after it,
+ *    bfq_data gone. (6.1's blk-cgroup frees such a pd through
+ *    blkcg_policy[], which unregistering empties: an rmmod racing with the
+ *    last reference to a removed cgroup's blkg is its bug, not ours.)
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/kdev_t.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
+#include "bfq-compat.h"
 #include "bfq-cgroup.h"
 
 /* A dev_t holds a 12-bit major above a MINORBITS-bit minor. */
@@ -260,6 +316,407 @@ int bfq_cg_shares_ppm(const struct bfq_cg_share_node *nodes, unsigned int n,
 				  bfq_cg_active_wsum(nodes, n, c->parent)) : 0;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The blkcg policy                                                    */
+/* ------------------------------------------------------------------ */
+
+static struct bfq_cgroup_data *blkcg_to_bfqcd(struct blkcg *blkcg)
+{
+	return container_of(blkcg_to_cpd(blkcg, &bfq_blkcg_policy),
+			    struct bfq_cgroup_data, cpd);
+}
+
+static struct blkcg_policy_data *bfq_cpd_alloc(gfp_t gfp)
+{
+	struct bfq_cgroup_data *cgd = kzalloc(sizeof(*cgd), gfp);
+
+	if (!cgd)
+		return NULL;
+	cgd->weight = BFQ_CG_WEIGHT_DEFAULT;
+	return &cgd->cpd;
+}
+
+static void bfq_cpd_free(struct blkcg_policy_data *cpd)
+{
+	kfree(container_of(cpd, struct bfq_cgroup_data, cpd));
+}
+
+/* Rule 10: may be freed by bfq_pd_free() without having been inited. */
+struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
+{
+	struct bfq_group *bfqg = kzalloc_node(sizeof(*bfqg), gfp, q->node);
+
+	if (!bfqg)
+		return NULL;
+	if (blkg_rwstat_init(&bfqg->stats.bytes, gfp))
+		goto free;
+	if (blkg_rwstat_init(&bfqg->stats.ios, gfp))
+		goto exit_bytes;
+	return &bfqg->pd;
+
+exit_bytes:
+	blkg_rwstat_exit(&bfqg->stats.bytes);
+free:
+	kfree(bfqg);
+	return NULL;
+}
+
+/* A new group of @bfqd, before blk-cgroup publishes it. */
+static void bfq_group_init(struct bfq_group *bfqg, struct bfq_data *bfqd)
+{
+	bfqg->bfqd = bfqd;
+	bfqg->weight = BFQ_CG_WEIGHT_DEFAULT;
+	bfq_entity_init(&bfqg->entity, bfqg->weight, BFQ_CLASS_BE);
+	bfq_sched_init(&bfqg->sched);
+}
+
+/* Rule 5: only while our policy is active, so q->elevator is ours. */
+static void bfq_pd_init(struct blkg_policy_data *pd)
+{
+	bfq_group_init(pd_to_bfqg(pd),
+		       pd_to_blkg(pd)->q->elevator->elevator_data);
+}
+
+/*
+ * Rule 7: @bfqg's weight from its override or @dfl_weight, handed to its
+ * entity while it is online. Called with blkcg->lock held.
+ */
+static void bfq_group_apply_weight(struct bfq_group *bfqg,
+				   unsigned int dfl_weight)
+{
+	unsigned int weight = bfq_cg_effective_weight(dfl_weight,
+						      bfqg->dev_weight);
+	struct bfq_data *bfqd = bfqg->bfqd;
+	unsigned long flags;
+
+	lockdep_assert_held(&bfqg_to_blkg(bfqg)->blkcg->lock);
+	if (!bfqd) {
+		bfqg->weight = weight;
+		return;
+	}
+	spin_lock_irqsave(&bfqd->lock, flags);
+	bfqg->weight = weight;
+	bfq_entity_set_prio(&bfqg->entity, weight, BFQ_CLASS_BE);
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+
+/* Rule 7: a group blk-cgroup has just listed takes its cgroup's weight. */
+static void bfq_pd_online(struct blkg_policy_data *pd)
+{
+	struct blkcg *blkcg = pd_to_blkg(pd)->blkcg;
+
+	bfq_group_apply_weight(pd_to_bfqg(pd), blkcg_to_bfqcd(blkcg)->weight);
+}
+
+/* Rule 10: the group leaves its device. queue_lock and blkcg->lock held. */
+static void bfq_pd_offline(struct blkg_policy_data *pd)
+{
+	struct bfq_group *bfqg = pd_to_bfqg(pd);
+	struct bfq_group *parent = blkg_to_bfqg(pd_to_blkg(pd)->parent);
+	struct bfq_data *bfqd = bfqg->bfqd;
+	unsigned long flags;
+
+	if (parent) {
+		blkg_rwstat_add_aux(&parent->stats.bytes, &bfqg->stats.bytes);
+		blkg_rwstat_add_aux(&parent->stats.ios, &bfqg->stats.ios);
+	}
+	if (!bfqd)
+		return;
+	spin_lock_irqsave(&bfqd->lock, flags);
+	WARN_ON_ONCE(bfq_sched_busy(&bfqg->sched));
+	WRITE_ONCE(bfqg->bfqd, NULL);
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+
+static void bfq_pd_free(struct blkg_policy_data *pd)
+{
+	struct bfq_group *bfqg = pd_to_bfqg(pd);
+
+	blkg_rwstat_exit(&bfqg->stats.ios);
+	blkg_rwstat_exit(&bfqg->stats.bytes);
+	kfree(bfqg);
+}
+
+static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
+{
+	struct bfq_group *bfqg = pd_to_bfqg(pd);
+
+	blkg_rwstat_reset(&bfqg->stats.bytes);
+	blkg_rwstat_reset(&bfqg->stats.ios);
+}
+
+/*
+ * The group new I/O of @bio goes to on @bfqd: that of the bio's blkg, or
+ * of its nearest ancestor still online on this device (rule 10), or the
+ * root group. Called under bfq_data.lock; the bio holds its blkg.
+ */
+struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio)
+{
+	struct blkcg_gq *blkg;
+
+	lockdep_assert_held(&bfqd->lock);
+	for (blkg = bio->bi_blkg; blkg; blkg = blkg->parent) {
+		struct bfq_group *bfqg = blkg_to_bfqg(blkg);
+
+		if (bfqg && READ_ONCE(bfqg->bfqd) == bfqd)
+			return bfqg;
+	}
+	return bfq_root_group(bfqd);
+}
+
+/* ------------------------------------------------------------------ */
+/* The cgroup files                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Rule 7: apply @req, already parsed, to @blkcg: a default to its cpd and
+ * all its groups, an override or its reset to @bfqg, its group on the
+ * request's device. Called with blkcg->lock held.
+ */
+static void bfq_cg_apply(struct blkcg *blkcg, struct bfq_group *bfqg,
+			 const struct bfq_cg_weight_req *req)
+{
+	struct bfq_cgroup_data *cgd = blkcg_to_bfqcd(blkcg);
+	struct blkcg_gq *blkg;
+
+	lockdep_assert_held(&blkcg->lock);
+	if (req->op != BFQ_CG_SET_DEFAULT) {
+		bfqg->dev_weight = req->op == BFQ_CG_SET_DEVICE ?
+				   req->weight : 0;
+		bfq_group_apply_weight(bfqg, cgd->weight);
+		return;
+	}
+	WRITE_ONCE(cgd->weight, req->weight);
+	hlist_for_each_entry(blkg, &blkcg->blkg_list, blkcg_node) {
+		bfqg = blkg_to_bfqg(blkg);
+		if (bfqg)
+			bfq_group_apply_weight(bfqg, req->weight);
+	}
+}
+
+/* Rules 7 and 8: an override or its reset, @buf starting with MAJ:MIN. */
+static int bfq_cg_write_device(struct blkcg *blkcg, char *buf,
+			       const struct bfq_cg_weight_req *req)
+{
+	struct blkg_conf_ctx ctx;
+	int ret;
+
+	ret = bfq_blkg_conf_begin(blkcg, &bfq_blkcg_policy, buf, &ctx);
+	if (ret == -EOPNOTSUPP) {
+		pr_warn_ratelimited("bfq: device %u:%u: bfq is not its I/O scheduler, no per-device weight set\n",
+				    req->major, req->minor);
+		return -ENODEV;
+	}
+	if (ret)
+		return ret;
+	spin_lock(&blkcg->lock);
+	bfq_cg_apply(blkcg, blkg_to_bfqg(ctx.blkg), req);
+	spin_unlock(&blkcg->lock);
+	bfq_blkg_conf_end(&ctx);
+	return 0;
+}
+
+/* A write to a weight file, parsed by @parse (rules 1-3) before anything. */
+static ssize_t bfq_cg_write(struct kernfs_open_file *of, char *buf,
+			    size_t nbytes,
+			    int (*parse)(const char *buf,
+					 struct bfq_cg_weight_req *req))
+{
+	struct blkcg *blkcg = css_to_blkcg(of_css(of));
+	struct bfq_cg_weight_req req;
+	int ret = parse(buf, &req);
+
+	if (ret)
+		return ret;
+	if (req.op != BFQ_CG_SET_DEFAULT)
+		return bfq_cg_write_device(blkcg, buf, &req) ?: nbytes;
+	spin_lock_irq(&blkcg->lock);
+	bfq_cg_apply(blkcg, NULL, &req);
+	spin_unlock_irq(&blkcg->lock);
+	return nbytes;
+}
+
+static ssize_t bfq_cg_weight_write(struct kernfs_open_file *of, char *buf,
+				   size_t nbytes, loff_t off)
+{
+	return bfq_cg_write(of, buf, nbytes, bfq_cg_parse_weight_v2);
+}
+
+static ssize_t bfq_cg_weight_write_v1(struct kernfs_open_file *of,
+				      char *buf, size_t nbytes, loff_t off)
+{
+	return bfq_cg_write(of, buf, nbytes, bfq_cg_parse_weight_v1);
+}
+
+static ssize_t bfq_cg_weight_device_write_v1(struct kernfs_open_file *of,
+					     char *buf, size_t nbytes,
+					     loff_t off)
+{
+	return bfq_cg_write(of, buf, nbytes, bfq_cg_parse_weight_device_v1);
+}
+
+/* io.bfq.weight's first line. */
+static void bfq_cg_seq_default(struct seq_file *sf, struct blkcg *blkcg)
+{
+	seq_printf(sf, "default %u\n", READ_ONCE(blkcg_to_bfqcd(blkcg)->weight));
+}
+
+/* The line of @bfqg's override on device @devt, if it has one. */
+static void bfq_cg_seq_device(struct seq_file *sf, dev_t devt,
+			      const struct bfq_group *bfqg)
+{
+	if (bfqg->dev_weight)
+		seq_printf(sf, "%u:%u %u\n", MAJOR(devt), MINOR(devt),
+			   bfqg->dev_weight);
+}
+
+/* blkcg_print_blkgs() calls it under the device's queue_lock. */
+static u64 bfq_cg_prfill_weight(struct seq_file *sf,
+				struct blkg_policy_data *pd, int off)
+{
+	struct gendisk *disk = pd_to_blkg(pd)->q->disk;
+
+	if (disk)
+		bfq_cg_seq_device(sf, disk_devt(disk), pd_to_bfqg(pd));
+	return 0;
+}
+
+static void bfq_cg_seq_devices(struct seq_file *sf, struct blkcg *blkcg)
+{
+	blkcg_print_blkgs(sf, blkcg, bfq_cg_prfill_weight, &bfq_blkcg_policy,
+			  0, false);
+}
+
+/* io.bfq.weight: "default N", then "MAJ:MIN N" per override. */
+static int bfq_cg_weight_show(struct seq_file *sf, void *v)
+{
+	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
+
+	bfq_cg_seq_default(sf, blkcg);
+	bfq_cg_seq_devices(sf, blkcg);
+	return 0;
+}
+
+/* blkio.bfq.weight: the default alone. */
+static int bfq_cg_weight_show_v1(struct seq_file *sf, void *v)
+{
+	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
+
+	seq_printf(sf, "%u\n", READ_ONCE(blkcg_to_bfqcd(blkcg)->weight));
+	return 0;
+}
+
+/* blkio.bfq.weight_device: "MAJ:MIN N" per override. */
+static int bfq_cg_weight_device_show_v1(struct seq_file *sf, void *v)
+{
+	bfq_cg_seq_devices(sf, css_to_blkcg(seq_css(sf)));
+	return 0;
+}
+
+/* The blkio controller's per-device Read/Write/Sync/Async/Discard/Total. */
+static int bfq_cg_rwstat_show(struct seq_file *sf, void *v)
+{
+	blkcg_print_blkgs(sf, css_to_blkcg(seq_css(sf)), blkg_prfill_rwstat,
+			  &bfq_blkcg_policy, seq_cft(sf)->private, true);
+	return 0;
+}
+
+static u64 bfq_cg_prfill_rwstat_recursive(struct seq_file *sf,
+					  struct blkg_policy_data *pd, int off)
+{
+	struct blkg_rwstat_sample sum;
+
+	blkg_rwstat_recursive_sum(pd_to_blkg(pd), &bfq_blkcg_policy, off, &sum);
+	return __blkg_prfill_rwstat(sf, pd, &sum);
+}
+
+/* The same over the cgroup's subtree, removed children included. */
+static int bfq_cg_rwstat_recursive_show(struct seq_file *sf, void *v)
+{
+	blkcg_print_blkgs(sf, css_to_blkcg(seq_css(sf)),
+			  bfq_cg_prfill_rwstat_recursive, &bfq_blkcg_policy,
+			  seq_cft(sf)->private, true);
+	return 0;
+}
+
+/* cgroup v2: io.bfq.weight. */
+static struct cftype bfq_cg_dfl_files[] = {
+	{
+		.name = "bfq.weight",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = bfq_cg_weight_show,
+		.write = bfq_cg_weight_write,
+	},
+	{}
+};
+
+#define BFQ_CG_STAT_FILE(fname, field, show)				\
+	{								\
+		.name = fname,						\
+		.private = offsetof(struct bfq_group, stats.field),	\
+		.seq_show = show,					\
+	}
+
+/* cgroup v1: blkio.bfq.*. */
+static struct cftype bfq_cg_legacy_files[] = {
+	{
+		.name = "bfq.weight",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = bfq_cg_weight_show_v1,
+		.write = bfq_cg_weight_write_v1,
+	},
+	{
+		.name = "bfq.weight_device",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = bfq_cg_weight_device_show_v1,
+		.write = bfq_cg_weight_device_write_v1,
+	},
+	BFQ_CG_STAT_FILE("bfq.io_service_bytes", bytes, bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_serviced", ios, bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_service_bytes_recursive", bytes,
+			 bfq_cg_rwstat_recursive_show),
+	BFQ_CG_STAT_FILE("bfq.io_serviced_recursive", ios,
+			 bfq_cg_rwstat_recursive_show),
+	{}
+};
+
+struct blkcg_policy bfq_blkcg_policy = {
+	.dfl_cftypes		= bfq_cg_dfl_files,
+	.legacy_cftypes		= bfq_cg_legacy_files,
+	.cpd_alloc_fn		= bfq_cpd_alloc,
+	.cpd_free_fn		= bfq_cpd_free,
+	.pd_alloc_fn		= bfq_pd_alloc_fn,
+	.pd_init_fn		= bfq_pd_init,
+	.pd_online_fn		= bfq_pd_online,
+	.pd_offline_fn		= bfq_pd_offline,
+	.pd_free_fn		= bfq_pd_free,
+	.pd_reset_stats_fn	= bfq_pd_reset_stats,
+};
+
+/* Rule 5: at module init, before elv_register(). */
+int bfq_cg_register(void)
+{
+	return blkcg_policy_register(&bfq_blkcg_policy);
+}
+
+/* Rule 5: at module exit, after elv_unregister(). */
+void bfq_cg_unregister(void)
+{
+	blkcg_policy_unregister(&bfq_blkcg_policy);
+}
+
+/* Rule 5: from init_sched, with q->elevator set and the queue frozen. */
+int bfq_cg_activate(struct bfq_data *bfqd)
+{
+	return bfq_blkcg_activate(bfqd->queue, &bfq_blkcg_policy);
+}
+
+/* Rule 5: from exit_sched, before anything of the bfq_data goes. */
+void bfq_cg_deactivate(struct bfq_data *bfqd)
+{
+	bfq_blkcg_deactivate(bfqd->queue, &bfq_blkcg_policy);
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * BFQ groups: what the cgroup interface files accept and how a
- * tree of group weights divides a device. Defined in bfq-cgroup.c, which is
- * built only with CONFIG_BFQ_GROUP_IOSCHED; pure functions, no locking.
+ * BFQ groups: what the cgroup interface files accept, how a tree of group
+ * weights divides a device, and the blkcg policy that keeps a group per
+ * (cgroup, device). Defined in bfq-cgroup.c, which is built only with
+ * CONFIG_BFQ_GROUP_IOSCHED; without it the policy calls below are empty
+ * static inlines. Locking and references: see the design record at the
+ * top of bfq-cgroup.c.
  */
 #ifndef _BFQ_CGROUP_H
 #define _BFQ_CGROUP_H
 
 #include <linux/types.h>
+
+#include "bfq-iosched.h"
 
 /*
  * A group's weight, as io.bfq.weight and blkio.bfq.weight document it for
@@ -53,5 +58,142 @@ struct bfq_cg_share_node {
 
 int bfq_cg_shares_ppm(const struct bfq_cg_share_node *nodes, unsigned int n,
 		      u32 *share_ppm);
+
+/* A group's weight on a device: its override there, else its default. */
+static inline unsigned int bfq_cg_effective_weight(unsigned int dfl_weight,
+						   unsigned int dev_weight)
+{
+	return dev_weight ?: dfl_weight;
+}
+
+struct bio;
+struct request;
+
+#ifdef CONFIG_BFQ_GROUP_IOSCHED
+
+#include "blk-cgroup-rwstat.h"
+
+/* Per cgroup, whatever the device (the blkcg policy's cpd). */
+struct bfq_cgroup_data {
+	struct blkcg_policy_data cpd;
+	unsigned int weight;		/* default; written under blkcg->lock */
+};
+
+/* The blkio.bfq.* counters of a group, bumped at dispatch. */
+struct bfq_group_stats {
+	struct blkg_rwstat bytes;	/* io_service_bytes */
+	struct blkg_rwstat ios;		/* io_serviced */
+};
+
+/*
+ * A cgroup on one device (the blkcg policy's pd). Lifetime and locks: see
+ * bfq-cgroup.c's design record, rules 2-4.
+ */
+struct bfq_group {
+	struct blkg_policy_data pd;	/* first: blk-cgroup frees through it */
+
+	/* Written under q->queue_lock and blkcg->lock: either reads it. */
+	unsigned int dev_weight;	/* override on this device; 0: none */
+	/*
+	 * The effective weight last given to entity. Written under
+	 * blkcg->lock and, while online, bfq_data.lock: either reads it.
+	 */
+	unsigned int weight;
+
+	/*
+	 * The device's; NULL once offline. Set before blk-cgroup publishes
+	 * the group, cleared under q->queue_lock, blkcg->lock and
+	 * bfq_data.lock: any of them reads it.
+	 */
+	struct bfq_data *bfqd;
+
+	/* bfq_data.lock */
+	struct bfq_entity entity;	/* the group in its parent's tree */
+	struct bfq_sched_data sched;	/* its children's trees */
+
+	struct bfq_group_stats stats;	/* per-cpu counters, no lock */
+};
+
+extern struct blkcg_policy bfq_blkcg_policy;
+
+static inline struct bfq_group *pd_to_bfqg(struct blkg_policy_data *pd)
+{
+	return pd ? container_of(pd, struct bfq_group, pd) : NULL;
+}
+
+/* @blkg's group, or NULL if our policy has no data on it (yet). */
+static inline struct bfq_group *blkg_to_bfqg(struct blkcg_gq *blkg)
+{
+	return pd_to_bfqg(blkg_to_pd(blkg, &bfq_blkcg_policy));
+}
+
+static inline struct blkcg_gq *bfqg_to_blkg(struct bfq_group *bfqg)
+{
+	return pd_to_blkg(&bfqg->pd);
+}
+
+/* The device's root group: the root cgroup's, never offline. */
+static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
+{
+	return blkg_to_bfqg(bfqd->queue->root_blkg);
+}
+
+/*
+ * Count a request the device is given, in its group's io_service_bytes
+ * and io_serviced. Called at dispatch, under bfq_data.lock; four per-cpu
+ * additions, no atomics.
+ */
+static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
+					  struct request *rq)
+{
+	blkg_rwstat_add(&bfqg->stats.bytes, rq->cmd_flags, blk_rq_bytes(rq));
+	blkg_rwstat_add(&bfqg->stats.ios, rq->cmd_flags, 1);
+}
+
+struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio);
+int bfq_cg_register(void);
+void bfq_cg_unregister(void);
+int bfq_cg_activate(struct bfq_data *bfqd);
+void bfq_cg_deactivate(struct bfq_data *bfqd);
+
+#else /* !CONFIG_BFQ_GROUP_IOSCHED */
+
+struct bfq_group;
+
+static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
+{
+	return NULL;
+}
+
+static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
+					  struct request *rq)
+{
+}
+
+static inline struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd,
+					     struct bio *bio)
+{
+	return NULL;
+}
+
+static inline int bfq_cg_register(void)
+{
+	return 0;
+}
+
+static inline void bfq_cg_unregister(void)
+{
+}
+
+static inline int bfq_cg_activate(struct bfq_data *bfqd)
+{
+	return 0;
+}
+
+static inline void bfq_cg_deactivate(struct bfq_data *bfqd)
+{
+}
+
+#endif /* CONFIG_BFQ_GROUP_IOSCHED */
 
 #endif /* _BFQ_CGROUP_H */

@@ -11,6 +11,8 @@
 #include <linux/blk-mq.h>
 #include <linux/sbitmap.h>
 
+#include "blk-mq.h"
+
 /*
  * insert_requests(): 6.1 passes "bool at_head", 6.5 and later pass
  * blk_insert_t flags.
@@ -70,5 +72,93 @@ static inline unsigned int bfq_shallow_depth(struct blk_mq_hw_ctx *hctx,
 	return max(1U, (tags * word + depth - 1) / depth);
 }
 #endif
+
+#ifdef CONFIG_BFQ_GROUP_IOSCHED
+#include "blk-cgroup.h"
+
+/* bfq-cgroup.c's pd allocator, behind the pd_alloc_fn() adapters below. */
+struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp);
+
+/*
+ * blk-cgroup between 6.1 and 6.12: pd_alloc_fn() took (gfp, queue, blkcg)
+ * and takes (gendisk, blkcg, gfp); blkcg_{de,}activate_policy() took the
+ * request_queue and take the gendisk; blkg_conf_prep() parsed its input
+ * and was undone by blkg_conf_finish() on success only, while now
+ * blkg_conf_init() takes the input and blkg_conf_exit() undoes whatever
+ * was done, failure included. bfq_blkg_conf_begin() returns 0 with
+ * ctx->blkg's queue_lock held, to be released by bfq_blkg_conf_end(), or
+ * -errno with nothing held; -EOPNOTSUPP means the policy is not active
+ * on the device.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+static inline struct blkg_policy_data *bfq_pd_alloc_fn(struct gendisk *disk,
+						       struct blkcg *blkcg,
+						       gfp_t gfp)
+{
+	return bfq_pd_alloc(disk->queue, gfp);
+}
+
+static inline int bfq_blkcg_activate(struct request_queue *q,
+				     const struct blkcg_policy *pol)
+{
+	return blkcg_activate_policy(q->disk, pol);
+}
+
+static inline void bfq_blkcg_deactivate(struct request_queue *q,
+					const struct blkcg_policy *pol)
+{
+	blkcg_deactivate_policy(q->disk, pol);
+}
+
+static inline int bfq_blkg_conf_begin(struct blkcg *blkcg,
+				      const struct blkcg_policy *pol,
+				      char *input, struct blkg_conf_ctx *ctx)
+{
+	int ret;
+
+	blkg_conf_init(ctx, input);
+	ret = blkg_conf_prep(blkcg, pol, ctx);
+	if (ret)
+		blkg_conf_exit(ctx);
+	return ret;
+}
+
+static inline void bfq_blkg_conf_end(struct blkg_conf_ctx *ctx)
+{
+	blkg_conf_exit(ctx);
+}
+#else
+static inline struct blkg_policy_data *bfq_pd_alloc_fn(gfp_t gfp,
+						       struct request_queue *q,
+						       struct blkcg *blkcg)
+{
+	return bfq_pd_alloc(q, gfp);
+}
+
+static inline int bfq_blkcg_activate(struct request_queue *q,
+				     const struct blkcg_policy *pol)
+{
+	return blkcg_activate_policy(q, pol);
+}
+
+static inline void bfq_blkcg_deactivate(struct request_queue *q,
+					const struct blkcg_policy *pol)
+{
+	blkcg_deactivate_policy(q, pol);
+}
+
+static inline int bfq_blkg_conf_begin(struct blkcg *blkcg,
+				      const struct blkcg_policy *pol,
+				      char *input, struct blkg_conf_ctx *ctx)
+{
+	return blkg_conf_prep(blkcg, pol, input, ctx);
+}
+
+static inline void bfq_blkg_conf_end(struct blkg_conf_ctx *ctx)
+{
+	blkg_conf_finish(ctx);
+}
+#endif
+#endif /* CONFIG_BFQ_GROUP_IOSCHED */
 
 #endif /* _BFQ_COMPAT_H */

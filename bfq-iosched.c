@@ -69,6 +69,7 @@
 
 #include "bfq-compat.h"
 #include "bfq-iosched.h"
+#include "bfq-cgroup.h"
 
 #define CREATE_TRACE_POINTS
 #include "bfq-trace.h"
@@ -1437,12 +1438,16 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
 }
 
-/* Called when bfq is selected for @q, with the queue frozen. */
+/*
+ * Called when bfq is selected for @q, with the queue frozen. The groups
+ * come last: their init finds the bfq_data through q->elevator.
+ */
 static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct bfq_data *bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL,
 					     q->node);
 	struct elevator_queue *eq;
+	int ret;
 
 	if (!bfqd)
 		return -ENOMEM;
@@ -1453,18 +1458,29 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	bfq_data_init(bfqd, q);
 	eq->elevator_data = bfqd;
+	q->elevator = eq;
+	ret = bfq_cg_activate(bfqd);
+	if (ret) {
+		q->elevator = NULL;
+		kobject_put(&eq->kobj);
+		kfree(bfqd);
+		return ret;
+	}
 	/* One lock serves all hardware queues: dispatch device-wide. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	q->elevator = eq;
 	return 0;
 }
 
-/* Called after every request is freed and every icq exited. */
+/*
+ * Called after every request is freed and every icq exited. The groups
+ * go first: their offline takes bfqd->lock and needs the bfq_data whole.
+ */
 static void bfq_exit_sched(struct elevator_queue *e)
 {
 	struct bfq_data *bfqd = e->elevator_data;
 	int class, level;
 
+	bfq_cg_deactivate(bfqd);
 	hrtimer_cancel(&bfqd->idle_timer);
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
@@ -1800,6 +1816,10 @@ static struct elevator_type iosched_bfq = {
 };
 MODULE_ALIAS("bfq-iosched");
 
+/*
+ * The blkcg policy before the elevator: a device can pick bfq as soon as
+ * elv_register() returns, and init_sched activates the policy.
+ */
 static int __init bfq_init(void)
 {
 	int ret;
@@ -1807,15 +1827,25 @@ static int __init bfq_init(void)
 	bfq_queue_cache = KMEM_CACHE(bfq_queue, SLAB_TYPESAFE_BY_RCU);
 	if (!bfq_queue_cache)
 		return -ENOMEM;
+	ret = bfq_cg_register();
+	if (ret)
+		goto destroy_cache;
 	ret = elv_register(&iosched_bfq);
 	if (ret)
-		kmem_cache_destroy(bfq_queue_cache);
+		goto unregister_cg;
+	return 0;
+
+unregister_cg:
+	bfq_cg_unregister();
+destroy_cache:
+	kmem_cache_destroy(bfq_queue_cache);
 	return ret;
 }
 
 static void __exit bfq_exit(void)
 {
 	elv_unregister(&iosched_bfq);
+	bfq_cg_unregister();
 	kmem_cache_destroy(bfq_queue_cache);
 }
 
