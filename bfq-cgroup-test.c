@@ -2,7 +2,10 @@
 /*
  * KUnit tests of bfq-cgroup.c, #included at its end: every form of the
  * weight files and every class of bad write (each must leave the request
- * untouched), and the shares of group trees.
+ * untouched), the shares of group trees, and the policy's logic on a
+ * cgroup and groups made by hand (no device): weights after each write
+ * and as io.bfq.weight reads them, a group created after a write, the
+ * counters and what offline does with them, the group a bio's I/O goes to.
  */
 #include <kunit/test.h>
 
@@ -279,12 +282,392 @@ static void bfq_cg_shares_ppm_table(struct kunit *test)
 	bfq_cg_shares_check_split(test, c, ppm);
 }
 
+/*
+ * A cgroup with a group on each of two devices, 8:0 and 8:16, of one
+ * bfq_data, as blk-cgroup would list them; blkcg_gq and blkcg made by
+ * hand, with only the fields our policy reads.
+ */
+#define BFQ_CG_FAKE_DEVS	2
+
+struct bfq_cg_fake {
+	struct blkcg blkcg;
+	struct bfq_cgroup_data cgd;
+	struct blkcg_gq blkg[BFQ_CG_FAKE_DEVS];
+	struct bfq_group bfqg[BFQ_CG_FAKE_DEVS];
+	struct bfq_data *bfqd;
+};
+
+static const dev_t bfq_cg_fake_devt[BFQ_CG_FAKE_DEVS] = {
+	MKDEV(8, 0), MKDEV(8, 16),
+};
+
+/* @bfqg, on @blkg of @blkcg, as pd_init and pd_online leave it. */
+static void bfq_cg_fake_group(struct blkcg *blkcg, struct blkcg_gq *blkg,
+			      struct bfq_group *bfqg, struct bfq_data *bfqd)
+{
+	blkg->blkcg = blkcg;
+	blkg->pd[bfq_blkcg_policy.plid] = &bfqg->pd;
+	bfqg->pd.blkg = blkg;
+	bfq_group_init(bfqg, bfqd);
+	spin_lock_irq(&blkcg->lock);
+	hlist_add_head(&blkg->blkcg_node, &blkcg->blkg_list);
+	bfq_pd_online(&bfqg->pd);
+	spin_unlock_irq(&blkcg->lock);
+}
+
+static struct bfq_cg_fake *bfq_cg_fake_new(struct kunit *test)
+{
+	struct bfq_cg_fake *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->bfqd = bfq_test_bfqd(test);
+	spin_lock_init(&f->blkcg.lock);
+	INIT_HLIST_HEAD(&f->blkcg.blkg_list);
+	f->cgd.weight = BFQ_CG_WEIGHT_DEFAULT;
+	f->blkcg.cpd[bfq_blkcg_policy.plid] = &f->cgd.cpd;
+	for (i = 0; i < BFQ_CG_FAKE_DEVS; i++)
+		bfq_cg_fake_group(&f->blkcg, &f->blkg[i], &f->bfqg[i],
+				  f->bfqd);
+	return f;
+}
+
+/* Which weight file a write goes to. */
+enum bfq_cg_file { BFQ_CG_V2, BFQ_CG_V1, BFQ_CG_V1_DEV };
+
+struct bfq_cg_write {
+	enum bfq_cg_file file;
+	const char *input;		/* NULL: no more writes */
+	int err;
+};
+
+/*
+ * One write as bfq_cg_write() does it, blkg_conf_prep()'s part played by
+ * a lookup of the two fake devices (-ENODEV for any other).
+ */
+static int bfq_cg_fake_write(struct bfq_cg_fake *f,
+			     const struct bfq_cg_write *w)
+{
+	static int (* const parse[])(const char *buf,
+				     struct bfq_cg_weight_req *req) = {
+		[BFQ_CG_V2] = bfq_cg_parse_weight_v2,
+		[BFQ_CG_V1] = bfq_cg_parse_weight_v1,
+		[BFQ_CG_V1_DEV] = bfq_cg_parse_weight_device_v1,
+	};
+	struct bfq_group *bfqg = NULL;
+	struct bfq_cg_weight_req req;
+	int ret = parse[w->file](w->input, &req);
+	int i;
+
+	if (ret)
+		return ret;
+	if (req.op != BFQ_CG_SET_DEFAULT) {
+		for (i = 0; i < BFQ_CG_FAKE_DEVS; i++)
+			if (bfq_cg_fake_devt[i] == MKDEV(req.major, req.minor))
+				bfqg = &f->bfqg[i];
+		if (!bfqg)
+			return -ENODEV;
+	}
+	spin_lock_irq(&f->blkcg.lock);
+	bfq_cg_apply(&f->blkcg, bfqg, &req);
+	spin_unlock_irq(&f->blkcg.lock);
+	return 0;
+}
+
+/* io.bfq.weight as bfq_cg_weight_show() writes it for @f. */
+static void bfq_cg_fake_read(struct bfq_cg_fake *f, char *buf, size_t size)
+{
+	struct seq_file sf = { .buf = buf, .size = size };
+	int i;
+
+	memset(buf, 0, size);
+	bfq_cg_seq_default(&sf, &f->blkcg);
+	for (i = 0; i < BFQ_CG_FAKE_DEVS; i++)
+		bfq_cg_seq_device(&sf, bfq_cg_fake_devt[i], &f->bfqg[i]);
+}
+
+#define BFQ_CG_MAX_WRITES	5
+
+struct bfq_cg_apply_case {
+	const char *desc;
+	struct bfq_cg_write w[BFQ_CG_MAX_WRITES];
+	unsigned int dfl;			/* the cgroup's default */
+	unsigned int dev[BFQ_CG_FAKE_DEVS];	/* overrides, 0: none */
+	unsigned int eff[BFQ_CG_FAKE_DEVS];	/* effective weights */
+	const char *read;			/* io.bfq.weight */
+};
+
+#define BFQ_CG_W2(in, e)	{ BFQ_CG_V2, in, e }
+#define BFQ_CG_W1(in, e)	{ BFQ_CG_V1, in, e }
+#define BFQ_CG_W1D(in, e)	{ BFQ_CG_V1_DEV, in, e }
+
+static const struct bfq_cg_apply_case bfq_cg_apply_cases[] = {
+	{ "nothing written", {}, 100, { 0, 0 }, { 100, 100 },
+	  "default 100\n" },
+	{ "N sets the default everywhere",
+	  { BFQ_CG_W2("300\n", 0) }, 300, { 0, 0 }, { 300, 300 },
+	  "default 300\n" },
+	{ "default N, then N",
+	  { BFQ_CG_W2("default 500", 0), BFQ_CG_W2("7", 0) },
+	  7, { 0, 0 }, { 7, 7 }, "default 7\n" },
+	{ "override on one device only",
+	  { BFQ_CG_W2("8:16 40\n", 0) }, 100, { 0, 40 }, { 100, 40 },
+	  "default 100\n8:16 40\n" },
+	{ "default after an override leaves the override",
+	  { BFQ_CG_W2("8:16 40", 0), BFQ_CG_W2("default 900", 0) },
+	  900, { 0, 40 }, { 900, 40 }, "default 900\n8:16 40\n" },
+	{ "override after a default",
+	  { BFQ_CG_W2("900", 0), BFQ_CG_W2("8:0 1", 0) },
+	  900, { 1, 0 }, { 1, 900 }, "default 900\n8:0 1\n" },
+	{ "MAJ:MIN default drops the override for the current default",
+	  { BFQ_CG_W2("8:0 1000", 0), BFQ_CG_W2("8:16 2", 0),
+	    BFQ_CG_W2("250", 0), BFQ_CG_W2("8:0 default", 0) },
+	  250, { 0, 2 }, { 250, 2 }, "default 250\n8:16 2\n" },
+	{ "reset of a device without override",
+	  { BFQ_CG_W2("8:0 default", 0) }, 100, { 0, 0 }, { 100, 100 },
+	  "default 100\n" },
+	{ "bad writes change nothing",
+	  { BFQ_CG_W2("8:0 500", 0), BFQ_CG_W2("8:0 1001", -ERANGE),
+	    BFQ_CG_W2("default 10x", -EINVAL), BFQ_CG_W2("8:32 5", -ENODEV),
+	    BFQ_CG_W2("0", -ERANGE) },
+	  100, { 500, 0 }, { 500, 100 }, "default 100\n8:0 500\n" },
+	{ "v1: weight, then weight_device",
+	  { BFQ_CG_W1("300", 0), BFQ_CG_W1D("8:0 50\n", 0) },
+	  300, { 50, 0 }, { 50, 300 }, "default 300\n8:0 50\n" },
+	{ "v1: weight_device 0 resets",
+	  { BFQ_CG_W1D("8:0 50", 0), BFQ_CG_W1D("8:16 60", 0),
+	    BFQ_CG_W1D("8:0 0", 0) },
+	  100, { 0, 60 }, { 100, 60 }, "default 100\n8:16 60\n" },
+	{ "v1: bad writes change nothing",
+	  { BFQ_CG_W1("200", 0), BFQ_CG_W1("default 5", -EINVAL),
+	    BFQ_CG_W1D("8:0 default", -EINVAL), BFQ_CG_W1D("9:0 5", -ENODEV),
+	    BFQ_CG_W1D("8:0 1001", -ERANGE) },
+	  200, { 0, 0 }, { 200, 200 }, "default 200\n" },
+};
+
+BFQ_KUNIT_TABLE(bfq_cg_apply, bfq_cg_apply_cases, bfq_cg_apply_case);
+
+/*
+ * Each write answers as the row says; then the default, the overrides,
+ * the effective weights, the weights given to the entities and the
+ * io.bfq.weight text are the row's.
+ */
+static void bfq_cg_apply_table(struct kunit *test)
+{
+	const struct bfq_cg_apply_case *c = test->param_value;
+	struct bfq_cg_fake *f = bfq_cg_fake_new(test);
+	char buf[128];
+	int i;
+
+	for (i = 0; i < BFQ_CG_MAX_WRITES && c->w[i].input; i++)
+		KUNIT_EXPECT_EQ_MSG(test, bfq_cg_fake_write(f, &c->w[i]),
+				    c->w[i].err, "write '%s'", c->w[i].input);
+	KUNIT_EXPECT_EQ(test, f->cgd.weight, c->dfl);
+	for (i = 0; i < BFQ_CG_FAKE_DEVS; i++) {
+		const struct bfq_group *bfqg = &f->bfqg[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, bfqg->dev_weight, c->dev[i],
+				    "device %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, bfqg->weight, c->eff[i],
+				    "device %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, bfqg->entity.new_weight, c->eff[i],
+				    "device %d", i);
+		KUNIT_EXPECT_EQ(test, bfqg->entity.new_class, BFQ_CLASS_BE);
+	}
+	bfq_cg_fake_read(f, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, c->read);
+}
+
+/* A group blk-cgroup creates after a default write takes it in online. */
+static void bfq_pd_online_takes_default(struct kunit *test)
+{
+	struct bfq_cg_fake *f = bfq_cg_fake_new(test);
+	const struct bfq_cg_write w = BFQ_CG_W2("default 640", 0);
+	struct blkcg_gq *blkg = kunit_kzalloc(test, sizeof(*blkg), GFP_KERNEL);
+	struct bfq_group *bfqg = kunit_kzalloc(test, sizeof(*bfqg),
+					       GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, blkg);
+	KUNIT_ASSERT_NOT_NULL(test, bfqg);
+	KUNIT_ASSERT_EQ(test, bfq_cg_fake_write(f, &w), 0);
+	bfq_cg_fake_group(&f->blkcg, blkg, bfqg, f->bfqd);
+	KUNIT_EXPECT_EQ(test, bfqg->weight, 640U);
+	KUNIT_EXPECT_EQ(test, bfqg->entity.new_weight, 640U);
+	KUNIT_EXPECT_PTR_EQ(test, bfqg->bfqd, f->bfqd);
+}
+
+/* An offline group's weight still changes; its entity is left alone. */
+static void bfq_group_apply_weight_offline(struct kunit *test)
+{
+	struct bfq_cg_fake *f = bfq_cg_fake_new(test);
+	const struct bfq_cg_write w = BFQ_CG_W2("default 640", 0);
+
+	bfq_pd_offline(&f->bfqg[1].pd);
+	KUNIT_EXPECT_NULL(test, f->bfqg[1].bfqd);
+	KUNIT_ASSERT_EQ(test, bfq_cg_fake_write(f, &w), 0);
+	KUNIT_EXPECT_EQ(test, f->bfqg[0].entity.new_weight, 640U);
+	KUNIT_EXPECT_EQ(test, f->bfqg[1].weight, 640U);
+	KUNIT_EXPECT_EQ(test, f->bfqg[1].entity.new_weight,
+			BFQ_CG_WEIGHT_DEFAULT);
+}
+
+/* One counter of a group's stats, as a recursive file reads it. */
+struct bfq_cg_stat_want {
+	size_t off;			/* of the blkg_rwstat in bfq_group */
+	enum blkg_rwstat_type type;
+	u64 val;
+};
+
+#define BFQ_CG_BYTES(t, v) \
+	{ offsetof(struct bfq_group, stats.bytes), BLKG_RWSTAT_##t, v }
+#define BFQ_CG_IOS(t, v) \
+	{ offsetof(struct bfq_group, stats.ios), BLKG_RWSTAT_##t, v }
+
+static void bfq_cg_stats_expect(struct kunit *test, struct bfq_group *bfqg,
+				const struct bfq_cg_stat_want *want,
+				unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct blkg_rwstat *stat = (void *)bfqg + want[i].off;
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    blkg_rwstat_read_counter(stat, want[i].type),
+				    want[i].val, "counter %u", i);
+	}
+}
+
+/* Two groups from bfq_pd_alloc(), the second under the first. */
+static void bfq_cg_stat_pair(struct kunit *test, struct bfq_data *bfqd,
+			     struct bfq_group **parent,
+			     struct bfq_group **child)
+{
+	struct blkcg_gq *blkg = kunit_kzalloc(test, 2 * sizeof(*blkg),
+					      GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, blkg);
+	*parent = pd_to_bfqg(bfq_pd_alloc(bfqd->queue, GFP_KERNEL));
+	*child = pd_to_bfqg(bfq_pd_alloc(bfqd->queue, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, *parent);
+	KUNIT_ASSERT_NOT_NULL(test, *child);
+	blkg[1].parent = &blkg[0];
+	blkg[0].pd[bfq_blkcg_policy.plid] = &(*parent)->pd;
+	(*parent)->pd.blkg = &blkg[0];
+	(*child)->pd.blkg = &blkg[1];
+	bfq_group_init(*parent, bfqd);
+	bfq_group_init(*child, bfqd);
+}
+
+/*
+ * bfq_cg_stat_dispatched() counts bytes and requests by direction and
+ * sync; offline adds a child's counts to its parent's aux counts, which
+ * only the recursive files read; reset clears them.
+ */
+static void bfq_cg_stat_dispatched_and_offline(struct kunit *test)
+{
+	static const struct bfq_cg_stat_want child_want[] = {
+		BFQ_CG_BYTES(READ, 4096), BFQ_CG_BYTES(WRITE, 131072),
+		BFQ_CG_BYTES(SYNC, 4096), BFQ_CG_BYTES(ASYNC, 131072),
+		BFQ_CG_BYTES(DISCARD, 0),
+		BFQ_CG_IOS(READ, 1), BFQ_CG_IOS(WRITE, 2),
+		BFQ_CG_IOS(SYNC, 1), BFQ_CG_IOS(ASYNC, 2),
+	};
+	static const struct bfq_cg_stat_want reset_want[] = {
+		BFQ_CG_BYTES(WRITE, 0), BFQ_CG_IOS(READ, 0),
+	};
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	struct bfq_group *parent, *child;
+	struct blkg_rwstat_sample own;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	bfq_cg_stat_pair(test, bfqd, &parent, &child);
+	rq->cmd_flags = REQ_OP_READ | REQ_SYNC;
+	rq->__data_len = 4096;
+	bfq_cg_stat_dispatched(child, rq);
+	rq->cmd_flags = REQ_OP_WRITE;
+	rq->__data_len = 65536;
+	bfq_cg_stat_dispatched(child, rq);
+	bfq_cg_stat_dispatched(child, rq);
+	bfq_cg_stats_expect(test, child, child_want, ARRAY_SIZE(child_want));
+
+	bfq_pd_offline(&child->pd);
+	KUNIT_EXPECT_NULL(test, child->bfqd);
+	bfq_cg_stats_expect(test, parent, child_want, ARRAY_SIZE(child_want));
+	blkg_rwstat_read(&parent->stats.bytes, &own);
+	KUNIT_EXPECT_EQ(test, own.cnt[BLKG_RWSTAT_WRITE], 0ULL);
+
+	bfq_pd_reset_stats(&parent->pd);
+	bfq_cg_stats_expect(test, parent, reset_want, ARRAY_SIZE(reset_want));
+	bfq_pd_free(&child->pd);
+	bfq_pd_free(&parent->pd);
+}
+
+/*
+ * Groups for bfq_bio_bfqg(): 0 the root, 1 under it, 2 under 1 and gone
+ * offline, 3 under 2; 4 on another device. -1 is a bio without a blkg.
+ */
+#define BFQ_CG_BIO_GROUPS	5
+
+struct bfq_bio_bfqg_case {
+	const char *desc;
+	int bio_blkg;
+	int want;
+};
+
+static const struct bfq_bio_bfqg_case bfq_bio_bfqg_cases[] = {
+	{ "the bio's own group", 1, 1 },
+	{ "the root group", 0, 0 },
+	{ "an offline group's parent", 2, 1 },
+	{ "past an offline ancestor", 3, 3 },
+	{ "no blkg: the root", -1, 0 },
+	{ "another device's group: the root", 4, 0 },
+};
+
+BFQ_KUNIT_TABLE(bfq_bio_bfqg, bfq_bio_bfqg_cases, bfq_bio_bfqg_case);
+
+static void bfq_bio_bfqg_table(struct kunit *test)
+{
+	static const int parent[BFQ_CG_BIO_GROUPS] = { -1, 0, 1, 2, -1 };
+	const struct bfq_bio_bfqg_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_data *other = bfq_test_bfqd(test);
+	struct blkcg_gq *blkg;
+	struct bfq_group *bfqg;
+	struct bio bio = {};
+	int i;
+
+	blkg = kunit_kzalloc(test, BFQ_CG_BIO_GROUPS * sizeof(*blkg),
+			     GFP_KERNEL);
+	bfqg = kunit_kzalloc(test, BFQ_CG_BIO_GROUPS * sizeof(*bfqg),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, blkg);
+	KUNIT_ASSERT_NOT_NULL(test, bfqg);
+	for (i = 0; i < BFQ_CG_BIO_GROUPS; i++) {
+		blkg[i].parent = parent[i] < 0 ? NULL : &blkg[parent[i]];
+		blkg[i].pd[bfq_blkcg_policy.plid] = &bfqg[i].pd;
+		bfqg[i].pd.blkg = &blkg[i];
+		bfq_group_init(&bfqg[i], i == 4 ? other : i == 2 ? NULL : bfqd);
+	}
+	bfqd->queue->root_blkg = &blkg[0];
+	bio.bi_blkg = c->bio_blkg < 0 ? NULL : &blkg[c->bio_blkg];
+	spin_lock_irq(&bfqd->lock);
+	KUNIT_EXPECT_PTR_EQ(test, bfq_bio_bfqg(bfqd, &bio), &bfqg[c->want]);
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_cgroup_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_cg_parse_weight_v2_table, bfq_cg_v2_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_parse_weight_v1_table, bfq_cg_v1_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_parse_weight_device_v1_table,
 			 bfq_cg_v1_dev_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_shares_ppm_table, bfq_cg_shares_gen_params),
+	KUNIT_CASE_PARAM(bfq_cg_apply_table, bfq_cg_apply_gen_params),
+	KUNIT_CASE(bfq_pd_online_takes_default),
+	KUNIT_CASE(bfq_group_apply_weight_offline),
+	KUNIT_CASE(bfq_cg_stat_dispatched_and_offline),
+	KUNIT_CASE_PARAM(bfq_bio_bfqg_table, bfq_bio_bfqg_gen_params),
 	{}
 };
 
