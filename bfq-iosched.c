@@ -1664,37 +1664,45 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 }
 
 /*
- * The queue in service, then every backlogged queue by class and finish,
- * then the allocated queues with nothing queued ("empty": a reader whose
- * one request is in the device, or a process that paused).
+ * The allocated queues of @bfqd but the one in service: the backlogged
+ * ones ("waiting") if @waiting, else those with nothing queued ("empty": a
+ * reader whose one request is in the device, or a process that paused).
+ * The fallback queue is listed only while it waits.
+ */
+static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
+			    bool waiting)
+{
+	const char *state = waiting ? "waiting" : "empty";
+	struct bfq_queue *bfqq;
+
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+		bool active = bfqq->entity.state == BFQ_E_ACTIVE;
+
+		if (bfqq != bfqd->in_service_bfqq && active == waiting)
+			bfq_show_queue(m, bfqq, state);
+	}
+	bfqq = &bfqd->fallback_bfqq;
+	if (waiting && bfqq != bfqd->in_service_bfqq &&
+	    bfqq->entity.state == BFQ_E_ACTIVE)
+		bfq_show_queue(m, bfqq, state);
+}
+
+/*
+ * The queue in service, then the waiting queues, then the empty ones, each
+ * in allocation order. Queues are listed from bfq_data.all_bfqqs, not from
+ * the service trees, whose entities may be groups.
  */
 static int bfq_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_queue *bfqq;
-	int class;
 
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
 		bfq_show_queue(m, bfqd->in_service_bfqq,
 			       bfqd->idling ? "in_service,idling" : "in_service");
-	for (class = 0; class < BFQ_NR_CLASSES; class++) {
-		struct rb_node *node;
-
-		for (node = rb_first(&bfqd->sched.st[class].active); node;
-		     node = rb_next(node)) {
-			struct bfq_entity *e = rb_entry(node, struct bfq_entity,
-							rb_node);
-
-			bfq_show_queue(m, container_of(e, struct bfq_queue,
-						       entity), "waiting");
-		}
-	}
-	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node)
-		if (bfqq != bfqd->in_service_bfqq &&
-		    bfqq->entity.state != BFQ_E_ACTIVE)
-			bfq_show_queue(m, bfqq, "empty");
+	bfq_show_queues(m, bfqd, true);
+	bfq_show_queues(m, bfqd, false);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }
