@@ -254,6 +254,7 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   bool sync, unsigned short ioprio)
 {
 	bfq_entity_init(&bfqq->entity, 0, BFQ_CLASS_BE);
+	bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
 	bfqq->bfqd = bfqd;
 	bfqq->ref = 1;
 	bfqq->pid = current->pid;
@@ -298,7 +299,7 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 		return;
 	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued))
 		return;
-	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
+	bfq_entity_forget(&bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
 	list_del(&bfqq->all_node);
@@ -547,9 +548,9 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq->wr.coeff > 1)
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
-		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
+		bfq_entity_rejoin(&bfqq->entity);
 	else
-		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+		bfq_entity_activate(&bfqq->entity);
 	bfqq->idle_expired_ns = 0;
 	bfq_busy_set(bfqd, bfqq);
 	bfq_note_queue(bfqd, bfqq, false);
@@ -580,7 +581,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	bfqd->nr_queued--;
 
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
-		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
+		bfq_entity_deactivate(&bfqq->entity);
 		bfq_busy_clear(bfqd, bfqq);
 		bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
@@ -768,7 +769,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 		bfq_busy_clear(bfqd, bfqq);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
-	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
+	bfq_entity_expire(entity, charge, bfqq->nr_queued > 0);
 	bfq_put_queue(bfqq);
 }
 
@@ -1478,7 +1479,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 			*slot = NULL;
 		}
 	}
-	bfq_entity_forget(&bfqd->sched, &bfqd->fallback_bfqq.entity);
+	bfq_entity_forget(&bfqd->fallback_bfqq.entity);
 	WARN(bfqd->nr_bfqqs || bfqd->nr_queued || bfqd->fallback_bfqq.ref != 1,
 	     "bfq: %u queues, %u requests left at exit\n",
 	     bfqd->nr_bfqqs, bfqd->nr_queued);

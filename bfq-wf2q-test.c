@@ -61,13 +61,16 @@ static struct bfq_entity *bfq_test_scan(struct bfq_service_tree *st)
 	return NULL;
 }
 
-static void bfq_test_entities(struct bfq_entity *e, int n,
-			      const unsigned int *weights, unsigned int budget)
+/* @n top-level BE entities of level @sd, each of one @budget. */
+static void bfq_test_entities(struct bfq_sched_data *sd, struct bfq_entity *e,
+			      int n, const unsigned int *weights,
+			      unsigned int budget)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		bfq_entity_init(&e[i], weights[i], BFQ_CLASS_BE);
+		bfq_entity_place(&e[i], sd, NULL);
 		e[i].budget_sectors = budget;
 	}
 }
@@ -105,9 +108,9 @@ static void bfq_sched_select_weighted_share(struct kunit *test)
 	int i, step;
 
 	bfq_sched_init(&sd);
-	bfq_test_entities(e, n, w, budget);
+	bfq_test_entities(&sd, e, n, w, budget);
 	for (i = 0; i < n; i++) {
-		bfq_entity_activate(&sd, &e[i]);
+		bfq_entity_activate(&e[i]);
 		wsum += w[i];
 	}
 	for (step = 0; step < 2000; step++) {
@@ -116,7 +119,7 @@ static void bfq_sched_select_weighted_share(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, s);
 		served[s - e] += budget;
 		total += budget;
-		bfq_entity_expire(&sd, s, budget, true);
+		bfq_entity_expire(s, budget, true);
 		for (i = 0; i < n; i++) {
 			s64 ideal = div_u64(total * w[i], wsum);
 			s64 lag = (s64)served[i] - ideal;
@@ -138,16 +141,16 @@ static void bfq_entity_expire_charges_service(struct kunit *test)
 	int step;
 
 	bfq_sched_init(&sd);
-	bfq_test_entities(e, 2, w, 100);
-	bfq_entity_activate(&sd, &e[0]);
-	bfq_entity_activate(&sd, &e[1]);
+	bfq_test_entities(&sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
 	/* Entity 0 uses a quarter of each turn, entity 1 all of it. */
 	for (step = 0; step < 400; step++) {
 		struct bfq_entity *s = bfq_sched_select(&sd, jiffies);
 		unsigned int got = s == &e[0] ? 25 : 100;
 
 		served[s - e] += got;
-		bfq_entity_expire(&sd, s, got, true);
+		bfq_entity_expire(s, got, true);
 	}
 	/* Equal weights: equal service, within one budget. */
 	KUNIT_EXPECT_LE(test, abs((s64)served[0] - (s64)served[1]), 100LL);
@@ -171,6 +174,7 @@ static void bfq_sched_random_against_reference(struct kunit *test)
 	for (i = 0; i < T_MAX_ENT; i++) {
 		bfq_entity_init(&e[i], 1 + prandom_u32_state(&rnd) % 100,
 				BFQ_CLASS_BE);
+		bfq_entity_place(&e[i], &sd, NULL);
 		e[i].budget_sectors = 8 + prandom_u32_state(&rnd) % 1024;
 	}
 	for (step = 0; step < 3000; step++) {
@@ -180,11 +184,11 @@ static void bfq_sched_random_against_reference(struct kunit *test)
 
 		switch (prandom_u32_state(&rnd) % 3) {
 		case 0:
-			bfq_entity_activate(&sd, x);
+			bfq_entity_activate(x);
 			break;
 		case 1:
 			if (x->state == BFQ_E_ACTIVE)
-				bfq_entity_deactivate(&sd, x);
+				bfq_entity_deactivate(x);
 			break;
 		default:
 			if (!st->nr_active)
@@ -193,7 +197,7 @@ static void bfq_sched_random_against_reference(struct kunit *test)
 			expect = bfq_test_scan(st);
 			got = bfq_sched_select(&sd, jiffies);
 			KUNIT_ASSERT_PTR_EQ(test, got, expect);
-			bfq_entity_expire(&sd, got,
+			bfq_entity_expire(got,
 					  prandom_u32_state(&rnd) %
 					  (got->budget_sectors + 1),
 					  prandom_u32_state(&rnd) % 2);
@@ -223,8 +227,9 @@ static void bfq_sched_simulation_bound(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		bfq_entity_init(&e[i], 1 + prandom_u32_state(&rnd) % 100,
 				BFQ_CLASS_BE);
+		bfq_entity_place(&e[i], &sd, NULL);
 		e[i].budget_sectors = 8 + prandom_u32_state(&rnd) % (bmax - 7);
-		bfq_entity_activate(&sd, &e[i]);
+		bfq_entity_activate(&e[i]);
 	}
 	for (step = 0; step < 5000; step++) {
 		struct bfq_entity *s = bfq_sched_select(&sd, jiffies);
@@ -233,7 +238,7 @@ static void bfq_sched_simulation_bound(struct kunit *test)
 
 		if (!s) {
 			for (i = 0; i < n; i++)
-				bfq_entity_activate(&sd, &e[i]);
+				bfq_entity_activate(&e[i]);
 			continue;
 		}
 		got = 1 + prandom_u32_state(&rnd) % s->budget_sectors;
@@ -248,7 +253,7 @@ static void bfq_sched_simulation_bound(struct kunit *test)
 				lag[i] -= div_u64((u64)got * e[i].weight, wsum);
 		lag[s - e] += got;
 		stays = prandom_u32_state(&rnd) % 8;
-		bfq_entity_expire(&sd, s, got, stays);
+		bfq_entity_expire(s, got, stays);
 		if (!stays)
 			lag[s - e] = 0;	/* its busy period ends */
 		/* Now and then an idle entity comes back. */
@@ -257,7 +262,7 @@ static void bfq_sched_simulation_bound(struct kunit *test)
 		    e[i].state != BFQ_E_IN_SERVICE &&
 		    !(prandom_u32_state(&rnd) % 4)) {
 			lag[i] = 0;
-			bfq_entity_activate(&sd, &e[i]);
+			bfq_entity_activate(&e[i]);
 		}
 		for (i = 0; i < n; i++)
 			KUNIT_ASSERT_TRUE_MSG(test, abs(lag[i]) <= 3 * bmax,
@@ -277,14 +282,14 @@ static void bfq_sched_vtime_wraps(struct kunit *test)
 
 	bfq_sched_init(&sd);
 	sd.st[BFQ_CLASS_BE].vtime = U64_MAX - (1ULL << 30);
-	bfq_test_entities(e, 2, w, 128);
-	bfq_entity_activate(&sd, &e[0]);
-	bfq_entity_activate(&sd, &e[1]);
+	bfq_test_entities(&sd, e, 2, w, 128);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
 	for (step = 0; step < 400; step++) {
 		struct bfq_entity *s = bfq_sched_select(&sd, jiffies);
 
 		served[s - e] += 128;
-		bfq_entity_expire(&sd, s, 128, true);
+		bfq_entity_expire(s, 128, true);
 		bfq_test_check_tree(test, &sd.st[BFQ_CLASS_BE]);
 	}
 	/* It wrapped, and the 1:3 share held across the wrap. */
@@ -303,17 +308,17 @@ static void bfq_entity_activate_keeps_finish(struct kunit *test)
 	u64 finish;
 
 	bfq_sched_init(&sd);
-	bfq_test_entities(e, 2, w, 100);
-	bfq_entity_activate(&sd, &e[0]);
-	bfq_entity_activate(&sd, &e[1]);
+	bfq_test_entities(&sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
 	s = bfq_sched_select(&sd, jiffies);
 	KUNIT_ASSERT_PTR_EQ(test, s, &e[0]);
-	bfq_entity_expire(&sd, s, 100, false);
+	bfq_entity_expire(s, 100, false);
 	KUNIT_EXPECT_EQ(test, e[0].state, BFQ_E_IDLE);
 	finish = e[0].finish;
 	KUNIT_EXPECT_TRUE(test, bfq_vt_before(sd.st[BFQ_CLASS_BE].vtime,
 					      finish));
-	bfq_entity_activate(&sd, &e[0]);
+	bfq_entity_activate(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].start, finish);
 	/* Entity 1 has not been served yet: its turn comes first. */
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[1]);
@@ -328,16 +333,16 @@ static void bfq_entity_idle_purged(struct kunit *test)
 	int step;
 
 	bfq_sched_init(&sd);
-	bfq_test_entities(e, 2, w, 100);
-	bfq_entity_activate(&sd, &e[0]);
-	bfq_entity_activate(&sd, &e[1]);
-	bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100, false);
+	bfq_test_entities(&sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
+	bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100, false);
 	KUNIT_EXPECT_EQ(test, e[0].state, BFQ_E_IDLE);
 	for (step = 0; step < 3; step++)
-		bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100,
+		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100,
 				  true);
 	KUNIT_EXPECT_EQ(test, e[0].state, BFQ_E_OUT);
-	bfq_entity_forget(&sd, &e[0]);
+	bfq_entity_forget(&e[0]);
 }
 
 /*
@@ -353,22 +358,22 @@ static void bfq_entity_rejoin_keeps_place(struct kunit *test)
 	int step;
 
 	bfq_sched_init(&sd);
-	bfq_test_entities(e, 2, w, 100);
-	bfq_entity_activate(&sd, &e[0]);
-	bfq_entity_activate(&sd, &e[1]);
-	bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100, false);
+	bfq_test_entities(&sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
+	bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100, false);
 	finish = e[0].finish;
 	for (step = 0; step < 3; step++)
-		bfq_entity_expire(&sd, bfq_sched_select(&sd, jiffies), 100,
+		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100,
 				  true);
 	KUNIT_ASSERT_TRUE(test, bfq_vt_before(finish,
 					      sd.st[BFQ_CLASS_BE].vtime));
-	bfq_entity_rejoin(&sd, &e[0]);
+	bfq_entity_rejoin(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].start, finish);
 	/* Owed service: it is served before entity 1 again. */
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
-	bfq_entity_expire(&sd, &e[0], 100, false);
-	bfq_entity_activate(&sd, &e[0]);
+	bfq_entity_expire(&e[0], 100, false);
+	bfq_entity_activate(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].start, sd.st[BFQ_CLASS_BE].vtime);
 }
 
@@ -380,12 +385,14 @@ static void bfq_sched_select_class_priority(struct kunit *test)
 	bfq_sched_init(&sd);
 	bfq_entity_init(&be, 80, BFQ_CLASS_BE);
 	bfq_entity_init(&rt, 10, BFQ_CLASS_RT);
+	bfq_entity_place(&be, &sd, NULL);
+	bfq_entity_place(&rt, &sd, NULL);
 	be.budget_sectors = 8;
 	rt.budget_sectors = 8;
-	bfq_entity_activate(&sd, &be);
-	bfq_entity_activate(&sd, &rt);
+	bfq_entity_activate(&be);
+	bfq_entity_activate(&rt);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &rt);
-	bfq_entity_expire(&sd, &rt, 8, true);
+	bfq_entity_expire(&rt, 8, true);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &rt);
 }
 
@@ -399,16 +406,18 @@ static void bfq_sched_select_idle_class_not_starved(struct kunit *test)
 	bfq_sched_init(&sd);
 	bfq_entity_init(&be, 80, BFQ_CLASS_BE);
 	bfq_entity_init(&idle, 10, BFQ_CLASS_IDLE);
+	bfq_entity_place(&be, &sd, NULL);
+	bfq_entity_place(&idle, &sd, NULL);
 	be.budget_sectors = 8;
 	idle.budget_sectors = 8;
-	bfq_entity_activate(&sd, &be);
-	bfq_entity_activate(&sd, &idle);
+	bfq_entity_activate(&be);
+	bfq_entity_activate(&idle);
 	sd.idle_class_since = now;
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, now), &be);
-	bfq_entity_expire(&sd, &be, 8, true);
+	bfq_entity_expire(&be, 8, true);
 	now += msecs_to_jiffies(BFQ_IDLE_CLASS_GRACE_MS);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, now), &idle);
-	bfq_entity_expire(&sd, &idle, 8, true);
+	bfq_entity_expire(&idle, 8, true);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, now), &be);
 }
 
@@ -420,12 +429,13 @@ static void bfq_entity_set_prio_next_turn(struct kunit *test)
 
 	bfq_sched_init(&sd);
 	bfq_entity_init(&a, 40, BFQ_CLASS_BE);
+	bfq_entity_place(&a, &sd, NULL);
 	a.budget_sectors = 8;
-	bfq_entity_activate(&sd, &a);
+	bfq_entity_activate(&a);
 	KUNIT_ASSERT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &a);
 	bfq_entity_set_prio(&a, 80, BFQ_CLASS_RT);
 	KUNIT_EXPECT_EQ(test, a.class_idx, BFQ_CLASS_BE);
-	bfq_entity_expire(&sd, &a, 8, true);
+	bfq_entity_expire(&a, 8, true);
 	KUNIT_EXPECT_EQ(test, a.class_idx, BFQ_CLASS_RT);
 	KUNIT_EXPECT_EQ(test, a.weight, 80U);
 	KUNIT_EXPECT_EQ(test, sd.st[BFQ_CLASS_RT].nr_active, 1U);
