@@ -255,6 +255,7 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   bool sync, unsigned short ioprio)
 {
 	bfq_entity_init(&bfqq->entity, 0, BFQ_CLASS_BE);
+	bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
 	bfqq->bfqd = bfqd;
 	bfqq->ref = 1;
 	bfqq->pid = current->pid;
@@ -299,7 +300,7 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 		return;
 	if (WARN_ON_ONCE(bfqq == &bfqd->fallback_bfqq || bfqq->nr_queued))
 		return;
-	bfq_entity_forget(&bfqd->sched, &bfqq->entity);
+	bfq_entity_forget(&bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
 	list_del(&bfqq->all_node);
@@ -548,9 +549,9 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq->wr.coeff > 1)
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
-		bfq_entity_rejoin(&bfqd->sched, &bfqq->entity);
+		bfq_entity_rejoin(&bfqq->entity);
 	else
-		bfq_entity_activate(&bfqd->sched, &bfqq->entity);
+		bfq_entity_activate(&bfqq->entity);
 	bfqq->idle_expired_ns = 0;
 	bfq_busy_set(bfqd, bfqq);
 	bfq_note_queue(bfqd, bfqq, false);
@@ -581,7 +582,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	bfqd->nr_queued--;
 
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
-		bfq_entity_deactivate(&bfqd->sched, &bfqq->entity);
+		bfq_entity_deactivate(&bfqq->entity);
 		bfq_busy_clear(bfqd, bfqq);
 		bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
@@ -769,7 +770,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 		bfq_busy_clear(bfqd, bfqq);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
-	bfq_entity_expire(&bfqd->sched, entity, charge, bfqq->nr_queued > 0);
+	bfq_entity_expire(entity, charge, bfqq->nr_queued > 0);
 	bfq_put_queue(bfqq);
 }
 
@@ -1494,7 +1495,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 			*slot = NULL;
 		}
 	}
-	bfq_entity_forget(&bfqd->sched, &bfqd->fallback_bfqq.entity);
+	bfq_entity_forget(&bfqd->fallback_bfqq.entity);
 	WARN(bfqd->nr_bfqqs || bfqd->nr_queued || bfqd->fallback_bfqq.ref != 1,
 	     "bfq: %u queues, %u requests left at exit\n",
 	     bfqd->nr_bfqqs, bfqd->nr_queued);
@@ -1680,37 +1681,45 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 }
 
 /*
- * The queue in service, then every backlogged queue by class and finish,
- * then the allocated queues with nothing queued ("empty": a reader whose
- * one request is in the device, or a process that paused).
+ * The allocated queues of @bfqd but the one in service: the backlogged
+ * ones ("waiting") if @waiting, else those with nothing queued ("empty": a
+ * reader whose one request is in the device, or a process that paused).
+ * The fallback queue is listed only while it waits.
+ */
+static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
+			    bool waiting)
+{
+	const char *state = waiting ? "waiting" : "empty";
+	struct bfq_queue *bfqq;
+
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+		bool active = bfqq->entity.state == BFQ_E_ACTIVE;
+
+		if (bfqq != bfqd->in_service_bfqq && active == waiting)
+			bfq_show_queue(m, bfqq, state);
+	}
+	bfqq = &bfqd->fallback_bfqq;
+	if (waiting && bfqq != bfqd->in_service_bfqq &&
+	    bfqq->entity.state == BFQ_E_ACTIVE)
+		bfq_show_queue(m, bfqq, state);
+}
+
+/*
+ * The queue in service, then the waiting queues, then the empty ones, each
+ * in allocation order. Queues are listed from bfq_data.all_bfqqs, not from
+ * the service trees, whose entities may be groups.
  */
 static int bfq_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_queue *bfqq;
-	int class;
 
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
 		bfq_show_queue(m, bfqd->in_service_bfqq,
 			       bfqd->idling ? "in_service,idling" : "in_service");
-	for (class = 0; class < BFQ_NR_CLASSES; class++) {
-		struct rb_node *node;
-
-		for (node = rb_first(&bfqd->sched.st[class].active); node;
-		     node = rb_next(node)) {
-			struct bfq_entity *e = rb_entry(node, struct bfq_entity,
-							rb_node);
-
-			bfq_show_queue(m, container_of(e, struct bfq_queue,
-						       entity), "waiting");
-		}
-	}
-	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node)
-		if (bfqq != bfqd->in_service_bfqq &&
-		    bfqq->entity.state != BFQ_E_ACTIVE)
-			bfq_show_queue(m, bfqq, "empty");
+	bfq_show_queues(m, bfqd, true);
+	bfq_show_queues(m, bfqd, false);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

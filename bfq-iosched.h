@@ -37,15 +37,21 @@ enum bfq_entity_state {
 				/* the virtual time passes its finish */
 };
 
+struct bfq_sched_data;
+
 /*
- * One schedulable thing: a process queue today, a cgroup later. The service
- * layer (bfq-wf2q.c) reads only these fields; no heuristic lives here.
- * Timestamps are virtual times in sectors / weight << BFQ_VT_SHIFT.
- * All fields: bfq_data.lock.
+ * One schedulable thing: a process queue (a leaf) or a group of entities.
+ * The service layer (bfq-wf2q.c) reads only these fields; no heuristic
+ * lives here. Timestamps are virtual times in sectors / weight <<
+ * BFQ_VT_SHIFT, of the level @sd. sd and parent change only through
+ * bfq_entity_place(). All fields: bfq_data.lock.
  */
 struct bfq_entity {
 	struct rb_node rb_node;		/* on its tree's active or idle tree */
 	enum bfq_entity_state state;
+	struct bfq_sched_data *sd;	/* the level it is scheduled in */
+	struct bfq_entity *parent;	/* the group owning @sd; NULL: root */
+	struct bfq_sched_data *my_sd;	/* a group's children; NULL: a leaf */
 	u64 start, finish;		/* virtual timestamps */
 	u64 min_start;			/* least start in this active subtree */
 
@@ -68,9 +74,10 @@ struct bfq_service_tree {
 };
 
 /*
- * A scheduling level: one service tree per ioprio class, served in strict
- * priority, except that a backlogged IDLE class gets a turn once it has
- * waited BFQ_IDLE_CLASS_GRACE_MS. At most one entity is in service.
+ * A scheduling level: the root (bfq_data.sched) or a group's children. One
+ * service tree per ioprio class, served in strict priority, except that a
+ * backlogged IDLE class gets a turn once it has waited
+ * BFQ_IDLE_CLASS_GRACE_MS. At most one entity is in service.
  */
 struct bfq_sched_data {
 	struct bfq_service_tree st[BFQ_NR_CLASSES];
@@ -350,21 +357,25 @@ struct bfq_data {
 void bfq_sched_init(struct bfq_sched_data *sd);
 void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
 		     enum bfq_class class_idx);
+void bfq_entity_init_group(struct bfq_entity *entity, unsigned int weight,
+			   enum bfq_class class_idx,
+			   struct bfq_sched_data *my_sd);
+void bfq_entity_place(struct bfq_entity *entity, struct bfq_sched_data *sd,
+		      struct bfq_entity *parent);
 void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 			 enum bfq_class class_idx);
-void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity);
-void bfq_entity_rejoin(struct bfq_sched_data *sd, struct bfq_entity *entity);
-void bfq_entity_deactivate(struct bfq_sched_data *sd,
-			   struct bfq_entity *entity);
-struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
+void bfq_entity_activate(struct bfq_entity *entity);
+void bfq_entity_rejoin(struct bfq_entity *entity);
+void bfq_entity_deactivate(struct bfq_entity *entity);
+struct bfq_entity *bfq_sched_select(struct bfq_sched_data *root,
 				    unsigned long now);
-struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *sd,
+struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *root,
 				  enum bfq_class max_class);
-void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
-		       unsigned int charge_sectors, bool backlogged);
-void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity);
+void bfq_entity_expire(struct bfq_entity *entity, unsigned int charge_sectors,
+		       bool backlogged);
+void bfq_entity_forget(struct bfq_entity *entity);
 bool bfq_sched_busy(const struct bfq_sched_data *sd);
-bool bfq_sched_higher_class_waits(const struct bfq_sched_data *sd);
+bool bfq_sched_higher_class_waits(const struct bfq_sched_data *root);
 unsigned int bfq_ioprio_to_weight(unsigned int level);
 
 /* bfq-budget.c: budget feedback and peak rate. bfq_data.lock. */

@@ -51,6 +51,7 @@ static inline struct bfq_queue *bfq_test_queue(struct kunit *test,
 	bfqq->ioprio_class = BFQ_CLASS_BE;
 	bfqq->ioprio_level = 4;
 	bfq_entity_init(&bfqq->entity, bfq_ioprio_to_weight(4), BFQ_CLASS_BE);
+	bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
 	bfq_wr_queue_init(bfqq);
 	bfq_inject_queue_init(bfqd, bfqq);
 	return bfqq;

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BFQ's service layer: B-WF2Q+ over entities.
+ * BFQ's service layer: hierarchical B-WF2Q+ over entities.
  *
  * Rule enforced: every backlogged entity receives service in proportion to
- * its weight, measured in sectors, within a bound of one maximum budget of
- * its ideal share at any time (the B-WF2Q+ guarantee of Valente and
- * Checconi, built on Bennett and Zhang's WF2Q+). Classes are served in
- * strict priority RT > BE > IDLE, except that a backlogged IDLE class gets
- * a turn once it has waited BFQ_IDLE_CLASS_GRACE_MS, so it never starves.
+ * its weight among the backlogged entities of its level, measured in
+ * sectors, within a bound of one maximum budget of its ideal share at any
+ * time (the B-WF2Q+ guarantee of Valente and Checconi, built on Bennett and
+ * Zhang's WF2Q+); a group's share is divided among its children the same
+ * way, so a leaf's share is the product of the shares along its path.
+ * Classes are served in strict priority RT > BE > IDLE within each level,
+ * except that a backlogged IDLE class gets a turn once it has waited
+ * BFQ_IDLE_CLASS_GRACE_MS, so it never starves.
  *
  * The scheme, per service tree (one per class and scheduling level):
  *
@@ -27,10 +30,50 @@
  * 5. Virtual times are u64 and compared wrap-safely: all timestamps of one
  *    tree stay within 2^63 of each other.
  *
+ * The hierarchy (Bennett and Zhang's H-WF2Q+): a level is a struct
+ * bfq_sched_data, the root one the owner's, the others each a group's
+ * my_sd. A leaf (a queue) is what the owner serves; a group is an entity of
+ * its parent's level whose service is that of its children.
+ *
+ * 6. A leaf becoming backlogged activates, going up, each ancestor that is
+ *    neither active nor in service (rule 1 at that ancestor's level). A
+ *    waiting leaf that stops being backlogged deactivates, going up, each
+ *    waiting ancestor whose level it leaves empty.
+ * 7. bfq_sched_select() chooses at the root by rules 2-3 and, while the
+ *    choice is a group, chooses again in its my_sd, down to a leaf. Every
+ *    entity on that path is in service at its level; while the path
+ *    stands, select returns its leaf.
+ * 8. Expiring the leaf applies rule 4 at each level of the path, bottom
+ *    up, with the leaf's charge: each group received exactly that service.
+ *    A group whose my_sd is still busy is requeued, else parked; the next
+ *    select starts again from the root.
+ * 9. A group's budget, for its F when it is enqueued, is the budget of the
+ *    child its my_sd would serve next (by class, then rule 3). Its turn
+ *    will be that child's turn, so its F predicts the turn's end the way a
+ *    queue's does, and a group whose next child asks little is served
+ *    soon, as that child would be alone. It needs no bound of its own:
+ *    leaves' budgets are bounded by their owner, hence groups' by
+ *    induction. Rule 4 charges the real service either way: the estimate
+ *    orders turns, it does not decide shares.
+ *
+ * Invariants, kept by every function below (the KUnit suite checks them
+ * after every step of a random sequence):
+ *
+ * a. A group is ACTIVE or IN_SERVICE iff its my_sd is busy (an entity is
+ *    active or in service there).
+ * b. An entity is IN_SERVICE iff it is its level's in_service; a group in
+ *    service has an entity in service in its my_sd, and a level's entity
+ *    in service has its parent in service: the in-service entities form
+ *    one path from the root to a leaf, or none are.
+ * c. A tree's wsum is the sum of the weights of its ACTIVE and IN_SERVICE
+ *    entities, and nr_active the number of ACTIVE ones.
+ * d. entity->sd is parent->my_sd (the root level for a top-level entity),
+ *    and changes only while the entity is OUT (bfq_entity_place()).
+ *
  * This file knows entities only through struct bfq_entity: no request,
- * queue or heuristic field is read here, so groups become entities of their
- * parent level without changes, and the KUnit suite runs it without a
- * request_queue. Locking: the caller holds the owning bfq_data.lock.
+ * queue, group or heuristic field is read here, so the KUnit suite runs it
+ * without a request_queue. Locking: the caller holds the owning
+ * bfq_data.lock.
  */
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -61,10 +104,9 @@ static struct bfq_entity *bfq_rb_entity(struct rb_node *node)
 	return node ? rb_entry(node, struct bfq_entity, rb_node) : NULL;
 }
 
-static struct bfq_service_tree *bfq_entity_tree(struct bfq_sched_data *sd,
-						struct bfq_entity *entity)
+static struct bfq_service_tree *bfq_entity_tree(struct bfq_entity *entity)
 {
-	return &sd->st[entity->class_idx];
+	return &entity->sd->st[entity->class_idx];
 }
 
 /* ------------------------------------------------------------------ */
@@ -152,6 +194,31 @@ static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
 	return bfq_first_eligible_at(st, st->vtime);
 }
 
+/*
+ * The entity of level @sd that bfq_level_select() would take next, among
+ * the classes up to @max_class and ignoring the IDLE class's grace, or
+ * NULL; changes nothing.
+ */
+static struct bfq_entity *bfq_level_next(const struct bfq_sched_data *sd,
+					 enum bfq_class max_class)
+{
+	int i;
+
+	for (i = 0; i <= max_class && i < BFQ_NR_CLASSES; i++) {
+		const struct bfq_service_tree *st = &sd->st[i];
+		struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
+		u64 vtime = st->vtime;
+
+		if (!root)
+			continue;
+		/* Where rule 2's catch-up would take the virtual time. */
+		if (bfq_vt_before(vtime, root->min_start))
+			vtime = root->min_start;
+		return bfq_first_eligible_at(st, vtime);
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* The idle tree: by finish, so the expired ones are leftmost          */
 /* ------------------------------------------------------------------ */
@@ -220,12 +287,21 @@ static void bfq_entity_update_prio(struct bfq_entity *entity)
 	entity->class_idx = entity->new_class;
 }
 
-/* Stamp a new turn from @start and queue the entity as backlogged. */
-static void bfq_entity_enqueue(struct bfq_sched_data *sd,
-			       struct bfq_entity *entity, u64 start)
+/* Rule 9: a group's turn is the turn of the child it would serve next. */
+static unsigned int bfq_group_budget(const struct bfq_sched_data *my_sd)
 {
-	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+	const struct bfq_entity *next = bfq_level_next(my_sd, BFQ_CLASS_IDLE);
 
+	return next ? next->budget_sectors : 0;
+}
+
+/* Stamp a new turn from @start and queue the entity as backlogged. */
+static void bfq_entity_enqueue(struct bfq_entity *entity, u64 start)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(entity);
+
+	if (entity->my_sd)
+		entity->budget_sectors = bfq_group_budget(entity->my_sd);
 	entity->start = start;
 	entity->finish = start + bfq_vt_delta(entity->budget_sectors,
 					       entity->weight);
@@ -251,6 +327,7 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 	sd->idle_class_since = jiffies;
 }
 
+/* A leaf, on no level until bfq_entity_place(). */
 void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
 		     enum bfq_class class_idx)
 {
@@ -260,6 +337,34 @@ void bfq_entity_init(struct bfq_entity *entity, unsigned int weight,
 	entity->new_weight = weight;
 	entity->class_idx = class_idx;
 	entity->new_class = class_idx;
+}
+
+/* A group whose children are scheduled in @my_sd, initialized here. */
+void bfq_entity_init_group(struct bfq_entity *entity, unsigned int weight,
+			   enum bfq_class class_idx,
+			   struct bfq_sched_data *my_sd)
+{
+	bfq_entity_init(entity, weight, class_idx);
+	bfq_sched_init(my_sd);
+	entity->my_sd = my_sd;
+}
+
+/*
+ * Schedule @entity in level @sd, under the group @parent whose my_sd @sd
+ * is (NULL for the root level). Only while the entity is on no tree
+ * (BFQ_E_OUT; an idle one is first dropped by bfq_entity_forget()): its
+ * timestamps and its node belong to its old level. A group moves with its
+ * children. The moved entity's finish is of its old level's virtual time:
+ * its owner activates it there, never rejoins.
+ */
+void bfq_entity_place(struct bfq_entity *entity, struct bfq_sched_data *sd,
+		      struct bfq_entity *parent)
+{
+	if (WARN_ON_ONCE(entity->state != BFQ_E_OUT ||
+			 (parent && parent->my_sd != sd)))
+		return;
+	entity->sd = sd;
+	entity->parent = parent;
 }
 
 /* New weight and class, effective from the entity's next turn. */
@@ -272,14 +377,14 @@ void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 		bfq_entity_update_prio(entity);
 }
 
-static void __bfq_entity_activate(struct bfq_sched_data *sd,
-				  struct bfq_entity *entity, bool keep_place)
+/* Rule 1 at the entity's own level; it is neither active nor in service. */
+static void bfq_entity_activate_one(struct bfq_entity *entity,
+				    bool keep_place)
 {
-	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+	struct bfq_sched_data *sd = entity->sd;
+	struct bfq_service_tree *st = bfq_entity_tree(entity);
 	u64 start = st->vtime;
 
-	if (entity->state == BFQ_E_ACTIVE || entity->state == BFQ_E_IN_SERVICE)
-		return;
 	if (keep_place || (entity->state == BFQ_E_IDLE &&
 			   bfq_vt_before(start, entity->finish)))
 		start = entity->finish;
@@ -287,20 +392,39 @@ static void __bfq_entity_activate(struct bfq_sched_data *sd,
 		bfq_idle_erase(st, entity);
 	if (entity->class_idx != entity->new_class) {
 		bfq_entity_update_prio(entity);
-		st = bfq_entity_tree(sd, entity);
+		st = bfq_entity_tree(entity);
 		start = st->vtime;
 	}
 	bfq_entity_update_prio(entity);
 	if (entity->class_idx == BFQ_CLASS_IDLE && !st->nr_active &&
 	    sd->in_service != entity)
 		sd->idle_class_since = jiffies;
-	bfq_entity_enqueue(sd, entity, start);
+	bfq_entity_enqueue(entity, start);
 }
 
-/* The entity became backlogged (rule 1). No-op if in service or active. */
-void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
+/*
+ * Rule 6 up from @entity. An ancestor activated for a rejoining leaf
+ * rejoins too: its last turn ended no earlier than the leaf's, so what the
+ * owner judged of the leaf's absence holds for it.
+ */
+static void bfq_entity_activate_path(struct bfq_entity *entity, bool rejoin)
 {
-	__bfq_entity_activate(sd, entity, false);
+	for (; entity; entity = entity->parent) {
+		if (entity->state == BFQ_E_ACTIVE ||
+		    entity->state == BFQ_E_IN_SERVICE)
+			return;
+		bfq_entity_activate_one(entity, rejoin &&
+					entity->class_idx == entity->new_class);
+	}
+}
+
+/*
+ * The leaf became backlogged (rules 1 and 6). No-op if in service or
+ * active.
+ */
+void bfq_entity_activate(struct bfq_entity *entity)
+{
+	bfq_entity_activate_path(entity, false);
 }
 
 /*
@@ -308,22 +432,18 @@ void bfq_entity_activate(struct bfq_sched_data *sd, struct bfq_entity *entity)
  * absence accidental (a process that thought a little longer than the
  * device idled for it): it starts from its previous finish even if the
  * virtual time has passed it, so it keeps its place instead of losing the
- * service it was owed. The entity must have been served before.
+ * service it was owed. The entity must have been served before, at its
+ * current place.
  */
-void bfq_entity_rejoin(struct bfq_sched_data *sd, struct bfq_entity *entity)
+void bfq_entity_rejoin(struct bfq_entity *entity)
 {
-	__bfq_entity_activate(sd, entity,
-			      entity->class_idx == entity->new_class);
+	bfq_entity_activate_path(entity, true);
 }
 
-/* A waiting entity stopped being backlogged without being served. */
-void bfq_entity_deactivate(struct bfq_sched_data *sd,
-			   struct bfq_entity *entity)
+static void bfq_entity_deactivate_one(struct bfq_entity *entity)
 {
-	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+	struct bfq_service_tree *st = bfq_entity_tree(entity);
 
-	if (WARN_ON_ONCE(entity->state != BFQ_E_ACTIVE))
-		return;
 	bfq_active_erase(st, entity);
 	st->wsum -= entity->weight;
 	/* Unserved: its start stands, its finish shrinks to it. */
@@ -332,6 +452,21 @@ void bfq_entity_deactivate(struct bfq_sched_data *sd,
 		bfq_idle_insert(st, entity);
 	else
 		entity->state = BFQ_E_OUT;
+}
+
+/*
+ * A waiting leaf stopped being backlogged without being served; so do the
+ * waiting ancestors it leaves with nothing below (rule 6).
+ */
+void bfq_entity_deactivate(struct bfq_entity *entity)
+{
+	if (WARN_ON_ONCE(entity->state != BFQ_E_ACTIVE))
+		return;
+	do {
+		bfq_entity_deactivate_one(entity);
+		entity = entity->parent;
+	} while (entity && entity->state == BFQ_E_ACTIVE &&
+		 !bfq_sched_busy(entity->my_sd));
 }
 
 /* Which class's tree serves next: strict priority, IDLE never starved. */
@@ -352,18 +487,15 @@ static struct bfq_service_tree *bfq_select_tree(struct bfq_sched_data *sd,
 }
 
 /*
- * Take the entity to serve next off its tree and put it in service (rule
- * 3). Returns the entity already in service, if any; NULL if no entity is
- * backlogged. @now is jiffies.
+ * Take the entity level @sd serves next off its tree and put it in service
+ * there (rule 3), or NULL if none is backlogged. None is in service.
  */
-struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
-				    unsigned long now)
+static struct bfq_entity *bfq_level_select(struct bfq_sched_data *sd,
+					   unsigned long now)
 {
 	struct bfq_service_tree *st;
 	struct bfq_entity *entity;
 
-	if (sd->in_service)
-		return sd->in_service;
 	st = bfq_select_tree(sd, now);
 	if (!st)
 		return NULL;
@@ -381,44 +513,57 @@ struct bfq_entity *bfq_sched_select(struct bfq_sched_data *sd,
 }
 
 /*
- * The entity bfq_sched_select() would take next if the one in service
- * left now, or NULL; changes nothing. Only classes up to @max_class are
- * looked at. For owners that use the device while the entity in service
- * does not (bfq-inject.c): they serve whom the service order names next.
+ * The leaf to serve (rule 7): the one in service if a path stands, else a
+ * new path chosen from @root down. NULL if no entity is backlogged. @now
+ * is jiffies.
  */
-struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *sd,
-				  enum bfq_class max_class)
+struct bfq_entity *bfq_sched_select(struct bfq_sched_data *root,
+				    unsigned long now)
 {
-	int i;
+	struct bfq_sched_data *sd = root;
+	struct bfq_entity *entity;
 
-	for (i = 0; i <= max_class && i < BFQ_NR_CLASSES; i++) {
-		const struct bfq_service_tree *st = &sd->st[i];
-		struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
-		u64 vtime = st->vtime;
-
-		if (!root)
-			continue;
-		/* Where rule 2's catch-up would take the virtual time. */
-		if (bfq_vt_before(vtime, root->min_start))
-			vtime = root->min_start;
-		return bfq_first_eligible_at(st, vtime);
+	for (;;) {
+		entity = sd->in_service ?: bfq_level_select(sd, now);
+		if (!entity || !entity->my_sd)
+			break;
+		sd = entity->my_sd;
 	}
-	return NULL;
+	/* Invariant a: a group chosen has something below it. */
+	WARN_ON_ONCE(!entity && sd != root);
+	return entity;
 }
 
 /*
- * End the turn of the entity in service (rule 4): charge it
- * @charge_sectors, advance the virtual time, and requeue it with a new turn
- * of budget_sectors if @backlogged, else park it on the idle tree.
+ * The leaf bfq_sched_select() would take next if the one in service left
+ * now, or NULL; changes nothing. Only classes up to @max_class are looked
+ * at, at every level. For owners that use the device while the leaf in
+ * service does not (bfq-inject.c): they serve whom the service order names
+ * next. The answer waits at the highest level that has an entity waiting
+ * outside the in-service path, then down through that entity's levels.
  */
-void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
-		       unsigned int charge_sectors, bool backlogged)
+struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *root,
+				  enum bfq_class max_class)
 {
-	struct bfq_service_tree *st = bfq_entity_tree(sd, entity);
+	const struct bfq_sched_data *sd = root;
+	struct bfq_entity *entity = NULL;
 
-	if (WARN_ON_ONCE(sd->in_service != entity))
-		return;
-	sd->in_service = NULL;
+	while (sd && !entity) {
+		entity = bfq_level_next(sd, max_class);
+		sd = sd->in_service ? sd->in_service->my_sd : NULL;
+	}
+	while (entity && entity->my_sd)
+		entity = bfq_level_next(entity->my_sd, max_class);
+	return entity;
+}
+
+/* Rule 4 at the entity's own level; it is that level's in_service. */
+static void bfq_entity_expire_one(struct bfq_entity *entity,
+				  unsigned int charge_sectors, bool backlogged)
+{
+	struct bfq_service_tree *st = bfq_entity_tree(entity);
+
+	entity->sd->in_service = NULL;
 	entity->finish = entity->start +
 			 bfq_vt_delta(charge_sectors, entity->weight);
 	bfq_vtime_advance(st, charge_sectors);
@@ -430,41 +575,68 @@ void bfq_entity_expire(struct bfq_sched_data *sd, struct bfq_entity *entity,
 
 		if (entity->class_idx != entity->new_class) {
 			bfq_entity_update_prio(entity);
-			st = bfq_entity_tree(sd, entity);
+			st = bfq_entity_tree(entity);
 			start = st->vtime;
 		}
 		bfq_entity_update_prio(entity);
-		bfq_entity_enqueue(sd, entity, start);
+		bfq_entity_enqueue(entity, start);
 	} else if (bfq_vt_before(st->vtime, entity->finish)) {
 		bfq_idle_insert(st, entity);
 	}
 }
 
-/* The entity's owner is about to free it: drop it from the idle tree. */
-void bfq_entity_forget(struct bfq_sched_data *sd, struct bfq_entity *entity)
+/*
+ * End the turn of the leaf in service (rules 4 and 8): charge it
+ * @charge_sectors, and each group above it the same at its own level.
+ * The leaf is requeued with a new turn of budget_sectors if @backlogged,
+ * else parked on the idle tree; a group is requeued while its my_sd is
+ * busy.
+ */
+void bfq_entity_expire(struct bfq_entity *entity, unsigned int charge_sectors,
+		       bool backlogged)
+{
+	if (WARN_ON_ONCE(entity->my_sd))
+		return;
+	for (;;) {
+		if (WARN_ON_ONCE(entity->sd->in_service != entity))
+			return;
+		bfq_entity_expire_one(entity, charge_sectors, backlogged);
+		entity = entity->parent;
+		if (!entity)
+			return;
+		backlogged = bfq_sched_busy(entity->my_sd);
+	}
+}
+
+/*
+ * The entity's owner is about to free or move it: drop it from the idle
+ * tree. It must be neither active nor in service.
+ */
+void bfq_entity_forget(struct bfq_entity *entity)
 {
 	if (entity->state == BFQ_E_IDLE)
-		bfq_idle_erase(bfq_entity_tree(sd, entity), entity);
+		bfq_idle_erase(bfq_entity_tree(entity), entity);
 	WARN_ON_ONCE(entity->state != BFQ_E_OUT);
 }
 
 /*
- * Whether entities of a class above the one in service wait: true only
- * while the IDLE class holds a turn granted by its anti-starvation rule.
+ * Whether entities of a class above the one in service wait, at some level
+ * of the in-service path: true only while an IDLE class holds a turn
+ * granted by its anti-starvation rule.
  */
-bool bfq_sched_higher_class_waits(const struct bfq_sched_data *sd)
+bool bfq_sched_higher_class_waits(const struct bfq_sched_data *root)
 {
+	const struct bfq_sched_data *sd;
 	int i;
 
-	if (!sd->in_service)
-		return false;
-	for (i = 0; i < sd->in_service->class_idx; i++)
-		if (sd->st[i].nr_active)
-			return true;
+	for (sd = root; sd && sd->in_service; sd = sd->in_service->my_sd)
+		for (i = 0; i < sd->in_service->class_idx; i++)
+			if (sd->st[i].nr_active)
+				return true;
 	return false;
 }
 
-/* Whether any entity is backlogged or in service. */
+/* Whether any entity of level @sd is backlogged or in service. */
 bool bfq_sched_busy(const struct bfq_sched_data *sd)
 {
 	int i;
