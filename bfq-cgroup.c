@@ -93,6 +93,24 @@
  *    bfq_data gone. (6.1's blk-cgroup frees such a pd through
  *    blkcg_policy[], which unregistering empties: an rmmod racing with the
  *    last reference to a removed cgroup's blkg is its bug, not ours.)
+ * 11. Queues in groups. A request joins the queue of its bio's group
+ *    (bfq_rq_group(); NULL stands for the root group, whose queues are
+ *    scheduled in bfq_data.sched directly). A queue is attached to its
+ *    group when created (bfq_group_attach()): it takes a blkg reference,
+ *    and the group's entity, the first time one of its queues appears, is
+ *    placed in its parent's level (the root's, or the parent group's own
+ *    trees), ancestors first. Each group has its own async queues, whose
+ *    slot references pd_offline drops. A process moved to another cgroup
+ *    gets a new sync queue at its next request there; the old one keeps
+ *    its queued requests and is freed, like any queue, when its last
+ *    reference goes (bfq_group_detach(): the blkg reference is dropped
+ *    last). A group offline (bfqd NULL) receives no new queue, so it only
+ *    drains; as soon as it is both offline and not busy (nothing queued
+ *    or in service below it), its entity leaves its parent's idle tree
+ *    (bfq_entity_forget()), at pd_offline or at the free of its last busy
+ *    queue, walking up through offline ancestors. So when pd_free comes,
+ *    after the last queue's blkg_put(), no tree holds the entity. At
+ *    exit_sched every queue is gone before the policy is deactivated.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -368,8 +386,8 @@ static void bfq_group_init(struct bfq_group *bfqg, struct bfq_data *bfqd)
 {
 	bfqg->bfqd = bfqd;
 	bfqg->weight = BFQ_CG_WEIGHT_DEFAULT;
-	bfq_entity_init(&bfqg->entity, bfqg->weight, BFQ_CLASS_BE);
-	bfq_sched_init(&bfqg->sched);
+	bfq_entity_init_group(&bfqg->entity, bfqg->weight, BFQ_CLASS_BE,
+			      &bfqg->sched);
 }
 
 /* Rule 5: only while our policy is active, so q->elevator is ours. */
@@ -410,6 +428,36 @@ static void bfq_pd_online(struct blkg_policy_data *pd)
 	bfq_group_apply_weight(pd_to_bfqg(pd), blkcg_to_bfqcd(blkcg)->weight);
 }
 
+/* Rule 11: drop the slot references of the group's async queues. */
+static void bfq_group_put_async(struct bfq_group *bfqg)
+{
+	struct bfq_queue **slot = &bfqg->async_bfqq[0][0];
+	unsigned int i;
+
+	for (i = 0; i < BFQ_NR_CLASSES * IOPRIO_NR_LEVELS; i++, slot++) {
+		if (*slot) {
+			bfq_put_queue(*slot);
+			*slot = NULL;
+		}
+	}
+}
+
+/*
+ * Rule 11: @bfqg and its ancestors that are offline and no longer busy
+ * leave their parents' trees for good. Under bfq_data.lock.
+ */
+static void bfq_group_forget_dead(struct bfq_group *bfqg)
+{
+	while (bfqg && !READ_ONCE(bfqg->bfqd) && bfqg->placed &&
+	       (bfqg->entity.state == BFQ_E_IDLE ||
+		bfqg->entity.state == BFQ_E_OUT)) {
+		bfq_entity_forget(&bfqg->entity);
+		bfqg = bfqg->entity.parent ?
+		       container_of(bfqg->entity.parent, struct bfq_group,
+				    entity) : NULL;
+	}
+}
+
 /* Rule 10: the group leaves its device. queue_lock and blkcg->lock held. */
 static void bfq_pd_offline(struct blkg_policy_data *pd)
 {
@@ -425,8 +473,9 @@ static void bfq_pd_offline(struct blkg_policy_data *pd)
 	if (!bfqd)
 		return;
 	spin_lock_irqsave(&bfqd->lock, flags);
-	WARN_ON_ONCE(bfq_sched_busy(&bfqg->sched));
 	WRITE_ONCE(bfqg->bfqd, NULL);
+	bfq_group_put_async(bfqg);
+	bfq_group_forget_dead(bfqg);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 
@@ -464,6 +513,80 @@ struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio)
 			return bfqg;
 	}
 	return bfq_root_group(bfqd);
+}
+
+/*
+ * Rule 11: the group of @rq's bio on @bfqd, NULL for the root group (or a
+ * request without a bio). Under bfq_data.lock.
+ */
+struct bfq_group *bfq_rq_group(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_group *bfqg;
+
+	if (!rq->bio || !rq->bio->bi_blkg)
+		return NULL;
+	bfqg = bfq_bio_bfqg(bfqd, rq->bio);
+	return bfqg == bfq_root_group(bfqd) ? NULL : bfqg;
+}
+
+/* Rule 11: give @bfqg's entity its parent's level, ancestors first. */
+static void bfq_group_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
+{
+	struct blkcg_gq *pblkg = bfqg_to_blkg(bfqg)->parent;
+	struct bfq_group *parent = pblkg ? blkg_to_bfqg(pblkg) : NULL;
+
+	if (bfqg->placed)
+		return;
+	if (!parent || parent == bfq_root_group(bfqd)) {
+		bfq_entity_place(&bfqg->entity, &bfqd->sched, NULL);
+	} else {
+		bfq_group_place(bfqd, parent);
+		bfq_entity_place(&bfqg->entity, &parent->sched,
+				 &parent->entity);
+	}
+	bfqg->placed = true;
+}
+
+/*
+ * Rule 11: the new queue @bfqq, on no tree yet, joins @bfqg (NULL: the
+ * root group, where it already is). Under bfq_data.lock.
+ */
+void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      struct bfq_group *bfqg)
+{
+	lockdep_assert_held(&bfqd->lock);
+	if (!bfqg)
+		return;
+	bfq_group_place(bfqd, bfqg);
+	blkg_get(bfqg_to_blkg(bfqg));
+	bfqq->bfqg = bfqg;
+	bfq_entity_place(&bfqq->entity, &bfqg->sched, &bfqg->entity);
+}
+
+/*
+ * Rule 11: @bfqq, off every tree, is being freed: an offline group it
+ * leaves idle leaves its parent's trees, then the blkg reference goes.
+ */
+void bfq_group_detach(struct bfq_queue *bfqq)
+{
+	struct bfq_group *bfqg = bfqq->bfqg;
+
+	if (!bfqg)
+		return;
+	bfqq->bfqg = NULL;
+	bfq_group_forget_dead(bfqg);
+	blkg_put(bfqg_to_blkg(bfqg));
+}
+
+/* Rule 11: the group's async queue slots, [class][level] in a row. */
+struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg)
+{
+	return &bfqg->async_bfqq[0][0];
+}
+
+unsigned int *bfq_group_busy_sync(struct bfq_group *bfqg)
+{
+	return &bfqg->busy_sync;
 }
 
 /* ------------------------------------------------------------------ */

@@ -112,6 +112,11 @@ struct bfq_group {
 	struct bfq_sched_data sched;	/* its children's trees */
 
 	struct bfq_group_stats stats;	/* per-cpu counters, no lock */
+
+	/* bfq_data.lock; queues of this group (rule 11 of bfq-cgroup.c). */
+	bool placed;			/* entity given its parent's level */
+	unsigned int busy_sync;		/* busy sync queues, bfq_symmetric() */
+	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 };
 
 extern struct blkcg_policy bfq_blkcg_policy;
@@ -151,6 +156,12 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 }
 
 struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio);
+struct bfq_group *bfq_rq_group(struct bfq_data *bfqd, struct request *rq);
+void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      struct bfq_group *bfqg);
+void bfq_group_detach(struct bfq_queue *bfqq);
+struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg);
+unsigned int *bfq_group_busy_sync(struct bfq_group *bfqg);
 int bfq_cg_register(void);
 void bfq_cg_unregister(void);
 int bfq_cg_activate(struct bfq_data *bfqd);
@@ -172,6 +183,33 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 
 static inline struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd,
 					     struct bio *bio)
+{
+	return NULL;
+}
+
+/* Without groups every queue is in the root group (NULL). */
+static inline struct bfq_group *bfq_rq_group(struct bfq_data *bfqd,
+					     struct request *rq)
+{
+	return NULL;
+}
+
+static inline void bfq_group_attach(struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq,
+				    struct bfq_group *bfqg)
+{
+}
+
+static inline void bfq_group_detach(struct bfq_queue *bfqq)
+{
+}
+
+static inline struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg)
+{
+	return NULL;
+}
+
+static inline unsigned int *bfq_group_busy_sync(struct bfq_group *bfqg)
 {
 	return NULL;
 }

@@ -267,9 +267,10 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_queue_set_ioprio(bfqq, ioprio);
 }
 
-/* A new queue with one reference for the caller, or NULL. */
+/* A new queue of @bfqg with one reference for the caller, or NULL. */
 static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
-					  unsigned short ioprio)
+					  unsigned short ioprio,
+					  struct bfq_group *bfqg)
 {
 	struct bfq_queue *bfqq;
 
@@ -279,6 +280,7 @@ static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
 	if (!bfqq)
 		return NULL;
 	bfq_queue_init(bfqd, bfqq, sync, ioprio);
+	bfq_group_attach(bfqd, bfqq, bfqg);
 	list_add_tail(&bfqq->all_node, &bfqd->all_bfqqs);
 	bfqd->nr_bfqqs++;
 	return bfqq;
@@ -290,7 +292,8 @@ static void bfq_get_queue(struct bfq_queue *bfqq)
 	bfqq->ref++;
 }
 
-static void bfq_put_queue(struct bfq_queue *bfqq)
+/* Also called by bfq-cgroup.c for a group's async queues. */
+void bfq_put_queue(struct bfq_queue *bfqq)
 {
 	struct bfq_data *bfqd = bfqq->bfqd;
 
@@ -303,33 +306,49 @@ static void bfq_put_queue(struct bfq_queue *bfqq)
 	bfq_entity_forget(&bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
+	bfq_group_detach(bfqq);
 	list_del(&bfqq->all_node);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
 
-/* The shared async queue of @ioprio's class and level, created on demand. */
+/*
+ * The shared async queue of @bfqg (NULL: the root group) for @ioprio's
+ * class and level, created on demand.
+ */
 static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
-					 unsigned short ioprio)
+					 unsigned short ioprio,
+					 struct bfq_group *bfqg)
 {
-	struct bfq_queue **slot;
+	struct bfq_queue **slot = bfqg ? bfq_group_async_slots(bfqg) :
+					 &bfqd->async_bfqq[0][0];
 
-	slot = &bfqd->async_bfqq[bfq_class_of(ioprio)][IOPRIO_PRIO_LEVEL(ioprio)];
+	slot += bfq_class_of(ioprio) * IOPRIO_NR_LEVELS +
+		IOPRIO_PRIO_LEVEL(ioprio);
 	if (!*slot)
-		*slot = bfq_queue_create(bfqd, false, ioprio);
+		*slot = bfq_queue_create(bfqd, false, ioprio, bfqg);
 	return *slot ?: &bfqd->fallback_bfqq;
 }
 
-/* The process's sync queue, created on demand; follows ionice changes. */
+/*
+ * The process's sync queue in @bfqg, created on demand; follows ionice
+ * changes. A process that moved to another group gets a new queue there;
+ * the old one keeps its requests and goes with its last reference.
+ */
 static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 					struct bfq_io_cq *bic,
-					unsigned short ioprio)
+					unsigned short ioprio,
+					struct bfq_group *bfqg)
 {
 	/* After exit_icq nobody would drop a new queue's reference. */
 	if (bic->exited)
 		return &bfqd->fallback_bfqq;
+	if (bic->sync_bfqq && bic->sync_bfqq->bfqg != bfqg) {
+		bfq_put_queue(bic->sync_bfqq);
+		bic->sync_bfqq = NULL;
+	}
 	if (!bic->sync_bfqq) {
-		bic->sync_bfqq = bfq_queue_create(bfqd, true, ioprio);
+		bic->sync_bfqq = bfq_queue_create(bfqd, true, ioprio, bfqg);
 		if (!bic->sync_bfqq)
 			return &bfqd->fallback_bfqq;
 		bfq_wr_queue_born(bfqd, bic->sync_bfqq, ktime_get_ns());
@@ -344,14 +363,16 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_io_cq *bic = icq_to_bic(rq->elv.icq);
 	unsigned short ioprio = bfq_rq_ioprio(rq, bic);
+	struct bfq_group *bfqg;
 	struct bfq_queue *bfqq;
 
 	lockdep_assert_held(&bfqd->lock);
 
+	bfqg = bfq_rq_group(bfqd, rq);
 	if (bic && op_is_sync(rq->cmd_flags))
-		bfqq = bfq_sync_queue(bfqd, bic, ioprio);
+		bfqq = bfq_sync_queue(bfqd, bic, ioprio, bfqg);
 	else
-		bfqq = bfq_async_queue(bfqd, ioprio);
+		bfqq = bfq_async_queue(bfqd, ioprio, bfqg);
 	bfq_get_queue(bfqq);
 	rq->elv.priv[0] = bfqq;
 	return bfqq;
@@ -422,7 +443,15 @@ static bool bfq_seeky(struct bfq_queue *bfqq)
 	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
 }
 
-/* Busy sync queues by (class, level), for bfq_symmetric(). */
+/* The count of busy sync queues of @bfqq's group, for bfq_symmetric(). */
+static unsigned int *bfq_group_busy(struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq)
+{
+	return bfqq->bfqg ? bfq_group_busy_sync(bfqq->bfqg) :
+			    &bfqd->root_busy_sync;
+}
+
+/* Busy sync queues by (class, level) and by group, for bfq_symmetric(). */
 static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	unsigned int *n;
@@ -435,6 +464,9 @@ static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!(*n)++)
 		bfqd->busy_kinds++;
+	n = bfq_group_busy(bfqd, bfqq);
+	if (!(*n)++)
+		bfqd->busy_groups++;
 }
 
 static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -447,6 +479,9 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!--(*n))
 		bfqd->busy_kinds--;
+	n = bfq_group_busy(bfqd, bfqq);
+	if (!--(*n))
+		bfqd->busy_groups--;
 }
 
 /*
@@ -645,7 +680,7 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
  */
 static bool bfq_symmetric(struct bfq_data *bfqd)
 {
-	return bfqd->busy_kinds <= 1;
+	return bfqd->busy_kinds <= 1 && bfqd->busy_groups <= 1;
 }
 
 /*
@@ -656,8 +691,9 @@ static bool bfq_symmetric(struct bfq_data *bfqd)
  * next request), however long it thinks; never for any other queue whose
  * next request usually comes after more than an idle slice
  * (bfq_thinks_long(): the slice would pass in vain); when queues of
- * different weights or classes compete,
- * because serving another queue now would give it more than its share;
+ * different weights or classes, or of several groups, compete, because
+ * serving another queue now would give it (or its group) more than its
+ * share;
  * and for a sequential queue on a device that does not queue internally
  * or seeks (rotational), where the next request of the same queue is the
  * cheapest one to serve, unless the device has shown that requests far
@@ -839,6 +875,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
+	if (bfqq->bfqg)
+		bfq_cg_stat_dispatched(bfqq->bfqg, rq);
 }
 
 /*
@@ -1473,15 +1511,15 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 }
 
 /*
- * Called after every request is freed and every icq exited. The groups
- * go first: their offline takes bfqd->lock and needs the bfq_data whole.
+ * Called after every request is freed and every icq exited. The groups go
+ * after the root's queues and before the bfq_data: offlining a group drops
+ * its async queues under bfqd->lock (bfq-cgroup.c, rule 11).
  */
 static void bfq_exit_sched(struct elevator_queue *e)
 {
 	struct bfq_data *bfqd = e->elevator_data;
 	int class, level;
 
-	bfq_cg_deactivate(bfqd);
 	hrtimer_cancel(&bfqd->idle_timer);
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
@@ -1495,6 +1533,10 @@ static void bfq_exit_sched(struct elevator_queue *e)
 			*slot = NULL;
 		}
 	}
+	spin_unlock_irq(&bfqd->lock);
+	/* Offlining each group drops its async queues: the last ones. */
+	bfq_cg_deactivate(bfqd);
+	spin_lock_irq(&bfqd->lock);
 	bfq_entity_forget(&bfqd->fallback_bfqq.entity);
 	WARN(bfqd->nr_bfqqs || bfqd->nr_queued || bfqd->fallback_bfqq.ref != 1,
 	     "bfq: %u queues, %u requests left at exit\n",

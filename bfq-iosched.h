@@ -168,6 +168,7 @@ struct bfq_queue {
 	/* bfq_data.lock protects everything below. */
 	int ref;
 	struct list_head all_node;	/* on bfq_data.all_bfqqs, for debugfs */
+	struct bfq_group *bfqg;		/* its group; NULL: the root group */
 	pid_t pid;			/* creator, for debugging */
 	bool sync;
 	enum bfq_class ioprio_class;
@@ -338,6 +339,12 @@ struct bfq_data {
 	 */
 	unsigned int busy_sync[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	unsigned int busy_kinds;
+	/*
+	 * Groups (the root one included) holding busy sync queues, and the
+	 * root group's count of them: more than one group means asymmetry.
+	 */
+	unsigned int busy_groups;
+	unsigned int root_busy_sync;
 	struct bfq_sched_data sched;
 	struct list_head dispatch_head;	/* at-head inserts, served first */
 	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
@@ -349,6 +356,9 @@ struct bfq_data {
 	struct bfq_queue fallback_bfqq;	/* when allocation fails; never freed */
 	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
 };
+
+/* bfq-iosched.c, for bfq-cgroup.c. bfq_data.lock. */
+void bfq_put_queue(struct bfq_queue *bfqq);
 
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
 #define BFQ_VT_SHIFT		22
