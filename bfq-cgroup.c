@@ -111,6 +111,15 @@
  *    queue, walking up through offline ancestors. So when pd_free comes,
  *    after the last queue's blkg_put(), no tree holds the entity. At
  *    exit_sched every queue is gone before the policy is deactivated.
+ * 12. Unloading. Deactivation frees the pds of the blkgs on the device's
+ *    list, but a blkg already destroyed (its cgroup removed) while a queue
+ *    of ours still held it is freed later: RCU, then a work item that
+ *    calls pd_free through blkcg_policy[] (6.1 and 6.12 alike). If the
+ *    policy were unregistered first, that call would find NULL there, or
+ *    our pd_free would be gone with the module (seen on 6.1: rmdir, then
+ *    rmmod, oopsed in blkg_free_workfn). So the module counts its live
+ *    pds and its exit waits for none before unregistering; every such
+ *    blkg's last reference is I/O that completes, so the wait ends.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -120,6 +129,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 
 #include "bfq-compat.h"
 #include "bfq-cgroup.h"
@@ -361,6 +371,10 @@ static void bfq_cpd_free(struct blkcg_policy_data *cpd)
 	kfree(container_of(cpd, struct bfq_cgroup_data, cpd));
 }
 
+/* Rule 12: our pds not yet freed, and the module exit waiting for none. */
+static atomic_t bfq_cg_nr_pds = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(bfq_cg_pd_wq);
+
 /* Rule 10: may be freed by bfq_pd_free() without having been inited. */
 struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
 {
@@ -372,6 +386,7 @@ struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
 		goto free;
 	if (blkg_rwstat_init(&bfqg->stats.ios, gfp))
 		goto exit_bytes;
+	atomic_inc(&bfq_cg_nr_pds);
 	return &bfqg->pd;
 
 exit_bytes:
@@ -486,6 +501,8 @@ static void bfq_pd_free(struct blkg_policy_data *pd)
 	blkg_rwstat_exit(&bfqg->stats.ios);
 	blkg_rwstat_exit(&bfqg->stats.bytes);
 	kfree(bfqg);
+	if (atomic_dec_and_test(&bfq_cg_nr_pds))
+		wake_up(&bfq_cg_pd_wq);
 }
 
 static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
@@ -824,9 +841,10 @@ int bfq_cg_register(void)
 	return blkcg_policy_register(&bfq_blkcg_policy);
 }
 
-/* Rule 5: at module exit, after elv_unregister(). */
+/* Rules 5 and 12: at module exit, after elv_unregister(). */
 void bfq_cg_unregister(void)
 {
+	wait_event(bfq_cg_pd_wq, !atomic_read(&bfq_cg_nr_pds));
 	blkcg_policy_unregister(&bfq_blkcg_policy);
 }
 
