@@ -117,3 +117,48 @@ sdebug_unload() {
 fiosum() {
 	grep -E 'err=|fio:|verify|READ:|WRITE:|issued rwts|IOPS=' "$1"
 }
+
+# cgroups (tests/vm/cgroup-*.sh). A controller is on one hierarchy at a
+# time: the v2 tests enable io under CG2 and leave it mounted; cgroup-v1
+# takes io back from it (no groups, -io) before it mounts blkio on v1.
+#   cg2_io                   cgroup2 on CG2 (mounted if needed) with +io in
+#                            the root's subtree_control
+#   cg_run CGDIR CMD...      CMD in the background inside cgroup CGDIR (v1
+#                            or v2): the shell writes its own pid to
+#                            cgroup.procs and execs CMD, so $! is CMD's pid
+#   median                   the median of the numbers on stdin
+#   dmesg_reports [N]        kernel reports (most of the host's VM_REPORT_RE) in
+#                            the kernel log; with N, only after line N
+CG2=/sys/fs/cgroup
+cg2_io() {
+	local i
+	grep -q " $CG2 cgroup2 " /proc/mounts ||
+		mount -t cgroup2 none $CG2 || return 1
+	# A v1 hierarchy unmounted while it still had (dying) groups lives on
+	# unmounted and keeps blkio: mounted again and unmounted without
+	# groups, it dies, asynchronously, and gives io back to v2.
+	if [ "$(awk '$1 == "blkio" { print $2 }' /proc/cgroups)" != 0 ] &&
+	   ! grep -q ' cgroup .*blkio' /proc/mounts; then
+		mkdir -p /mnt/blkio-gone
+		mount -t cgroup -o blkio none /mnt/blkio-gone &&
+			umount /mnt/blkio-gone
+	fi
+	for i in $(seq 50); do
+		grep -qw io $CG2/cgroup.controllers &&
+			echo +io > $CG2/cgroup.subtree_control 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "cg2_io: no io controller on cgroup2 ($(cat $CG2/cgroup.controllers))"
+	return 1
+}
+cg_run() {
+	local cg=$1; shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
+}
+median() {
+	tr ' ' '\n' | grep . | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+dmesg_reports() {
+	dmesg | tail -n +$((${1:-0} + 1)) | grep -E 'WARNING:|BUG:|Oops|Call Trace|KASAN|circular locking|recursive locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|ODEBUG:|general protection fault|kernel BUG'
+}
