@@ -915,10 +915,6 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (bfq_device_must_drain(bfqd)) {
-		bfqd->kick_on_finish = true;
-		return NULL;
-	}
 	while ((bfqq = bfq_in_service(bfqd))) {
 		if (!bfqq->nr_queued) {
 			if (!bfq_should_idle(bfqd, bfqq)) {
@@ -956,6 +952,12 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct request *rq;
 
 	spin_lock_irq(&bfqd->lock);
+	/* A requeued request waits its turn too: it goes back at the head. */
+	if (bfq_device_must_drain(bfqd)) {
+		bfqd->kick_on_finish = true;
+		rq = NULL;
+		goto out;
+	}
 	rq = list_first_entry_or_null(&bfqd->dispatch_head, struct request,
 				      queuelist);
 	if (rq) {
@@ -978,6 +980,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 				bfqd->hw_queueing = true;
 		}
 	}
+out:
 	spin_unlock_irq(&bfqd->lock);
 	return rq;
 }
