@@ -657,6 +657,81 @@ static void bfq_bio_bfqg_table(struct kunit *test)
 	spin_unlock_irq(&bfqd->lock);
 }
 
+/*
+ * Rule 13: which busy groups are alike. Groups 1, 2 and 3 are children
+ * of the root, 4 and 5 children of 1; busy[0] is the root group's own
+ * busy sync queues. Each case makes the queues busy one by one, asks
+ * about the group in service, then idles them all again, which must
+ * leave every count and sum at zero.
+ */
+#define BFQ_CG_SYM_GROUPS	6
+
+struct bfq_cg_sym_case {
+	const char *desc;
+	unsigned int weight[BFQ_CG_SYM_GROUPS];	/* 0: the default */
+	unsigned int busy[BFQ_CG_SYM_GROUPS];
+	int in_service;
+	bool alike;
+};
+
+static const struct bfq_cg_sym_case bfq_cg_sym_cases[] = {
+	{ "siblings, one weight, one queue each", {}, { 0, 1, 1, 1 }, 1, true },
+	{ "siblings, two queues each", {}, { 0, 2, 2 }, 2, true },
+	{ "siblings, 2 queues against 1", {}, { 0, 2, 1 }, 1, false },
+	{ "siblings, weights 100 and 300", { 0, 100, 300 }, { 0, 1, 1 }, 1,
+	  false },
+	{ "weights 50, 100, 150 summing as 3 x 100", { 0, 100, 50, 150 },
+	  { 0, 1, 1, 1 }, 1, false },
+	{ "nested siblings", {}, { 0, 0, 0, 0, 1, 1 }, 4, true },
+	{ "cousins: a root child and a grandchild", {}, { 0, 0, 1, 0, 1 }, 2,
+	  false },
+	{ "a parent and its child", {}, { 0, 1, 0, 0, 1 }, 4, false },
+	{ "root queues beside groups", {}, { 1, 1, 1 }, 1, false },
+	{ "in service: a root queue", {}, { 1, 1, 1 }, 0, false },
+	{ "in service: a group with no busy queue", {}, { 0, 0, 1, 1 }, 1,
+	  false },
+};
+
+BFQ_KUNIT_TABLE(bfq_cg_sym, bfq_cg_sym_cases, bfq_cg_sym_case);
+
+static void bfq_cg_sym_table(struct kunit *test)
+{
+	static const int parent[BFQ_CG_SYM_GROUPS] = { -1, -1, -1, -1, 1, 1 };
+	const struct bfq_cg_sym_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_group *g;
+	unsigned int n = 0, i, k;
+
+	g = kunit_kzalloc(test, BFQ_CG_SYM_GROUPS * sizeof(*g), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++) {
+		bfq_group_init(&g[i], bfqd);
+		g[i].weight = c->weight[i] ?: BFQ_CG_WEIGHT_DEFAULT;
+		if (parent[i] > 0)
+			g[i].entity.parent = &g[parent[i]].entity;
+	}
+	spin_lock_irq(&bfqd->lock);
+	bfqd->root_busy_sync = c->busy[0];
+	n = !!c->busy[0];
+	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++)
+		for (k = 0; k < c->busy[i]; k++)
+			n += bfq_group_busy_change(bfqd, &g[i], true);
+	KUNIT_EXPECT_EQ(test, bfq_groups_alike(bfqd, c->in_service ?
+					       &g[c->in_service] : NULL, n),
+			c->alike);
+	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++)
+		for (k = 0; k < c->busy[i]; k++)
+			n -= bfq_group_busy_change(bfqd, &g[i], false);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_EQ(test, n, !!c->busy[0]);
+	KUNIT_EXPECT_EQ(test, bfqd->grp.weight_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->grp.weight_sq_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->grp.sync_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->grp.sync_sq_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->grp.root_children, 0);
+	KUNIT_EXPECT_EQ(test, g[1].busy_children, 0);
+}
+
 static struct kunit_case bfq_cgroup_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_cg_parse_weight_v2_table, bfq_cg_v2_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_parse_weight_v1_table, bfq_cg_v1_gen_params),
@@ -668,6 +743,7 @@ static struct kunit_case bfq_cgroup_test_cases[] = {
 	KUNIT_CASE(bfq_group_apply_weight_offline),
 	KUNIT_CASE(bfq_cg_stat_dispatched_and_offline),
 	KUNIT_CASE_PARAM(bfq_bio_bfqg_table, bfq_bio_bfqg_gen_params),
+	KUNIT_CASE_PARAM(bfq_cg_sym_table, bfq_cg_sym_gen_params),
 	{}
 };
 

@@ -115,7 +115,10 @@ struct bfq_group {
 
 	/* bfq_data.lock; queues of this group (rule 11 of bfq-cgroup.c). */
 	bool placed;			/* entity given its parent's level */
-	unsigned int busy_sync;		/* busy sync queues, bfq_symmetric() */
+	/* Rule 13 of bfq-cgroup.c, for bfq_symmetric(). */
+	unsigned int busy_sync;		/* busy sync queues directly here */
+	unsigned int busy_weight;	/* weight counted while busy_sync */
+	unsigned int busy_children;	/* child groups with busy_sync */
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 };
 
@@ -161,7 +164,10 @@ void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      struct bfq_group *bfqg);
 void bfq_group_detach(struct bfq_queue *bfqq);
 struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg);
-unsigned int *bfq_group_busy_sync(struct bfq_group *bfqg);
+bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			   bool up);
+bool bfq_groups_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
+		      unsigned int n);
 int bfq_cg_register(void);
 void bfq_cg_unregister(void);
 int bfq_cg_activate(struct bfq_data *bfqd);
@@ -209,9 +215,16 @@ static inline struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg)
 	return NULL;
 }
 
-static inline unsigned int *bfq_group_busy_sync(struct bfq_group *bfqg)
+static inline bool bfq_group_busy_change(struct bfq_data *bfqd,
+					 struct bfq_group *bfqg, bool up)
 {
-	return NULL;
+	return false;
+}
+
+static inline bool bfq_groups_alike(struct bfq_data *bfqd,
+				    struct bfq_group *bfqg, unsigned int n)
+{
+	return false;
 }
 
 static inline int bfq_cg_register(void)

@@ -443,12 +443,22 @@ static bool bfq_seeky(struct bfq_queue *bfqq)
 	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
 }
 
-/* The count of busy sync queues of @bfqq's group, for bfq_symmetric(). */
-static unsigned int *bfq_group_busy(struct bfq_data *bfqd,
-				    struct bfq_queue *bfqq)
+/* @bfqq's group gains (@up) or loses a busy sync queue. */
+static void bfq_group_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   bool up)
 {
-	return bfqq->bfqg ? bfq_group_busy_sync(bfqq->bfqg) :
-			    &bfqd->root_busy_sync;
+	bool changed;
+
+	if (bfqq->bfqg)
+		changed = bfq_group_busy_change(bfqd, bfqq->bfqg, up);
+	else if (up)
+		changed = !bfqd->root_busy_sync++;
+	else
+		changed = !--bfqd->root_busy_sync;
+	if (changed && up)
+		bfqd->busy_groups++;
+	else if (changed)
+		bfqd->busy_groups--;
 }
 
 /* Busy sync queues by (class, level) and by group, for bfq_symmetric(). */
@@ -464,9 +474,7 @@ static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!(*n)++)
 		bfqd->busy_kinds++;
-	n = bfq_group_busy(bfqd, bfqq);
-	if (!(*n)++)
-		bfqd->busy_groups++;
+	bfq_group_busy(bfqd, bfqq, true);
 }
 
 static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -479,9 +487,7 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!--(*n))
 		bfqd->busy_kinds--;
-	n = bfq_group_busy(bfqd, bfqq);
-	if (!--(*n))
-		bfqd->busy_groups--;
+	bfq_group_busy(bfqd, bfqq, false);
 }
 
 /*
@@ -674,13 +680,18 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 /* ------------------------------------------------------------------ */
 
 /*
- * Whether the active sync queues all have the same class and weight. Then
- * serving them in any order gives each its share, and idling is needed
- * only where it helps throughput.
+ * Whether the active sync queues all have the same class and weight, and
+ * are in one group or in groups alike (rule 13 of bfq-cgroup.c; @bfqq, the
+ * queue in service, or NULL, tells which group to compare the others
+ * with). Then serving them in any order gives each its share, and idling
+ * is needed only where it helps throughput.
  */
-static bool bfq_symmetric(struct bfq_data *bfqd)
+static bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	return bfqd->busy_kinds <= 1 && bfqd->busy_groups <= 1;
+	return bfqd->busy_kinds <= 1 &&
+	       (bfqd->busy_groups <= 1 ||
+		(bfqq && bfqq->busy &&
+		 bfq_groups_alike(bfqd, bfqq->bfqg, bfqd->busy_groups)));
 }
 
 /*
@@ -711,7 +722,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return true;
 	if (bfq_thinks_long(bfqd, bfqq))
 		return false;
-	if (!bfq_symmetric(bfqd))
+	if (!bfq_symmetric(bfqd, bfqq))
 		return true;
 	return !bfq_seeky(bfqq) && bfq_seek_costly(&bfqd->seek) &&
 	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);
@@ -1784,8 +1795,9 @@ static int bfq_service_trees_show(void *data, struct seq_file *m)
 			   st->nr_active, RB_EMPTY_ROOT(&st->idle) ? "empty" :
 			   "non-empty");
 	}
-	seq_printf(m, "busy_sync_kinds=%u symmetric=%d\n", bfqd->busy_kinds,
-		   bfq_symmetric(bfqd));
+	seq_printf(m, "busy_sync_kinds=%u busy_groups=%u symmetric=%d\n",
+		   bfqd->busy_kinds, bfqd->busy_groups,
+		   bfq_symmetric(bfqd, bfqd->in_service_bfqq));
 	seq_printf(m, "wr_raised=%u burst_size=%u burst_large=%d\n",
 		   bfqd->wr.nr_raised, bfqd->wr.burst.size,
 		   bfqd->wr.burst.large);

@@ -310,6 +310,17 @@ struct bfq_inject_data {
 	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
 };
 
+/*
+ * The shape of the busy groups that are not the root group (rule 13 of
+ * bfq-cgroup.c): their weights and busy sync queue counts summed, and
+ * summed squared, and the number of them that are the root's children.
+ */
+struct bfq_busy_groups {
+	u64 weight_sum, weight_sq_sum;
+	u64 sync_sum, sync_sq_sum;
+	unsigned int root_children;
+};
+
 /* Per device (request queue) scheduler state. */
 struct bfq_data {
 	struct request_queue *queue;
@@ -341,10 +352,12 @@ struct bfq_data {
 	unsigned int busy_kinds;
 	/*
 	 * Groups (the root one included) holding busy sync queues, and the
-	 * root group's count of them: more than one group means asymmetry.
+	 * root group's count of them: more than one group means asymmetry
+	 * unless the groups are alike (rule 13 of bfq-cgroup.c, grp).
 	 */
 	unsigned int busy_groups;
 	unsigned int root_busy_sync;
+	struct bfq_busy_groups grp;
 	struct bfq_sched_data sched;
 	struct list_head dispatch_head;	/* at-head inserts, served first */
 	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
