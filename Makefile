@@ -95,11 +95,10 @@ vmtest: modules
 	$(TOP)/scripts/vmtest.sh $(KVER) $(TESTS)
 
 # The VM tests that make sense with bfq built in, on the debug kernel. Not
-# core-strict: its control (a sampler must see >1 request in flight without
-# strict_guarantees) misses on that slow kernel; core-share's bounds assume
-# Debian's kernel speed. The stress matrix toggles strict_guarantees there.
+# core-share: its bounds assume Debian's kernel speed. The stress matrix
+# toggles strict_guarantees there.
 DEBUG_TESTS ?= tunables fio-verify fio-slowdev scsi-debug core-classes \
-	core-observe
+	core-observe core-strict
 vmtest-debug:
 	VMTEST_DEBUG=1 $(TOP)/scripts/vmtest.sh $(KVER) $(DEBUG_TESTS)
 
