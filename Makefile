@@ -95,10 +95,11 @@ vmtest: modules
 	$(TOP)/scripts/vmtest.sh $(KVER) $(TESTS)
 
 # The VM tests that make sense with bfq built in, on the debug kernel. Not
-# core-share: its bounds assume Debian's kernel speed. The stress matrix
-# toggles strict_guarantees there.
+# core-share: its bounds assume Debian's kernel speed. cgroup-v1 checks
+# the CONFIG_BFQ_CGROUP_DEBUG statistics there. The stress matrix toggles
+# strict_guarantees there.
 DEBUG_TESTS ?= tunables fio-verify fio-slowdev scsi-debug core-classes \
-	core-observe core-strict
+	core-observe core-strict cgroup-v1
 vmtest-debug:
 	VMTEST_DEBUG=1 $(TOP)/scripts/vmtest.sh $(KVER) $(DEBUG_TESTS)
 

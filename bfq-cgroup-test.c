@@ -585,11 +585,11 @@ static void bfq_cg_stat_dispatched_and_offline(struct kunit *test)
 	bfq_cg_stat_pair(test, bfqd, &parent, &child);
 	rq->cmd_flags = REQ_OP_READ | REQ_SYNC;
 	rq->__data_len = 4096;
-	bfq_cg_stat_dispatched(child, rq);
+	bfq_cg_stat_dispatched(child, rq, 0);
 	rq->cmd_flags = REQ_OP_WRITE;
 	rq->__data_len = 65536;
-	bfq_cg_stat_dispatched(child, rq);
-	bfq_cg_stat_dispatched(child, rq);
+	bfq_cg_stat_dispatched(child, rq, 0);
+	bfq_cg_stat_dispatched(child, rq, 0);
 	bfq_cg_stats_expect(test, child, child_want, ARRAY_SIZE(child_want));
 
 	bfq_pd_offline(&child->pd);
@@ -603,6 +603,55 @@ static void bfq_cg_stat_dispatched_and_offline(struct kunit *test)
 	bfq_pd_free(&child->pd);
 	bfq_pd_free(&parent->pd);
 }
+
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+#define BFQ_CG_DBG(f, t, v) \
+	{ offsetof(struct bfq_group, stats.f), BLKG_RWSTAT_##t, v }
+
+/*
+ * Rule 14, CONFIG_BFQ_CGROUP_DEBUG: a read queued twice, one of them merged
+ * into the other, waits from 1000 to 5000 ns and is served until 7500; a
+ * write still queued. Offline hands all but io_queued to the parent.
+ */
+static void bfq_cg_stat_debug_life(struct kunit *test)
+{
+	static const struct bfq_cg_stat_want child_want[] = {
+		BFQ_CG_DBG(queued, READ, 0), BFQ_CG_DBG(queued, WRITE, 1),
+		BFQ_CG_DBG(merged, READ, 1), BFQ_CG_DBG(merged, WRITE, 0),
+		BFQ_CG_DBG(wait_ns, READ, 4000), BFQ_CG_DBG(wait_ns, SYNC, 4000),
+		BFQ_CG_DBG(service_ns, READ, 2500),
+		BFQ_CG_DBG(service_ns, WRITE, 0),
+	};
+	static const struct bfq_cg_stat_want parent_want[] = {
+		BFQ_CG_DBG(queued, WRITE, 0), BFQ_CG_DBG(merged, READ, 1),
+		BFQ_CG_DBG(wait_ns, READ, 4000),
+		BFQ_CG_DBG(service_ns, READ, 2500),
+	};
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct request *rq = kunit_kzalloc(test, 2 * sizeof(*rq), GFP_KERNEL);
+	struct bfq_group *parent, *child;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	bfq_cg_stat_pair(test, bfqd, &parent, &child);
+	rq[0].cmd_flags = REQ_OP_READ | REQ_SYNC;
+	rq[0].start_time_ns = 1000;
+	rq[1].cmd_flags = REQ_OP_WRITE;
+	bfq_cg_stat_queued(child, &rq[0], 1);
+	bfq_cg_stat_queued(child, &rq[0], 1);
+	bfq_cg_stat_queued(child, &rq[1], 1);
+	bfq_cg_stat_merged(child, &rq[0]);
+	bfq_cg_stat_queued(child, &rq[0], -1);
+	bfq_cg_stat_queued(child, &rq[0], -1);
+	bfq_cg_stat_dispatched(child, &rq[0], 5000);
+	bfq_cg_stat_completed(child, &rq[0], 7500);
+	bfq_cg_stats_expect(test, child, child_want, ARRAY_SIZE(child_want));
+	bfq_pd_offline(&child->pd);
+	bfq_cg_stats_expect(test, parent, parent_want,
+			    ARRAY_SIZE(parent_want));
+	bfq_pd_free(&child->pd);
+	bfq_pd_free(&parent->pd);
+}
+#endif
 
 /*
  * Groups for bfq_bio_bfqg(): 0 the root, 1 under it, 2 under 1 and gone
@@ -744,6 +793,9 @@ static struct kunit_case bfq_cgroup_test_cases[] = {
 	KUNIT_CASE(bfq_cg_stat_dispatched_and_offline),
 	KUNIT_CASE_PARAM(bfq_bio_bfqg_table, bfq_bio_bfqg_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_sym_table, bfq_cg_sym_gen_params),
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+	KUNIT_CASE(bfq_cg_stat_debug_life),
+#endif
 	{}
 };
 

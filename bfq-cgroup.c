@@ -133,6 +133,16 @@
  *    device the sums of the busy groups' weights and queue counts and of
  *    their squares (all equal exactly when n * sum(x^2) = sum(x)^2, and
  *    here when both sums match n copies of the in-service group's value).
+ * 14. Statistics. io_service_bytes and io_serviced count what the device
+ *    is given, at dispatch: two per-cpu additions a request, the only
+ *    statistics cost of a kernel without CONFIG_BFQ_CGROUP_DEBUG. With it,
+ *    io_merged (bios and requests merged into a request of the group),
+ *    io_queued (requests of the group waiting in bfq now), io_wait_time
+ *    (ns from a request's allocation to its dispatch) and io_service_time
+ *    (ns from dispatch to completion) too, with _recursive views; their
+ *    cost (a clock read at dispatch, per-cpu additions) is paid only by
+ *    those who asked for it. A removed group hands its counts on to its
+ *    parent for the recursive files, except the gauge io_queued.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -388,23 +398,45 @@ static void bfq_cpd_free(struct blkcg_policy_data *cpd)
 static atomic_t bfq_cg_nr_pds = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(bfq_cg_pd_wq);
 
+/* Every counter of struct bfq_group_stats, for init, exit and reset. */
+#define BFQ_CG_STAT(field)	offsetof(struct bfq_group_stats, field)
+static const size_t bfq_cg_stats[] = {
+	BFQ_CG_STAT(bytes), BFQ_CG_STAT(ios),
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+	BFQ_CG_STAT(merged), BFQ_CG_STAT(queued), BFQ_CG_STAT(wait_ns),
+	BFQ_CG_STAT(service_ns),
+#endif
+};
+
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+#define BFQ_CG_STAT_QUEUED	BFQ_CG_STAT(queued)
+#else
+#define BFQ_CG_STAT_QUEUED	SIZE_MAX	/* no such counter */
+#endif
+
+static struct blkg_rwstat *bfq_cg_stat(struct bfq_group *bfqg,
+				       unsigned int i)
+{
+	return (void *)&bfqg->stats + bfq_cg_stats[i];
+}
+
 /* Rule 10: may be freed by bfq_pd_free() without having been inited. */
 struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
 {
 	struct bfq_group *bfqg = kzalloc_node(sizeof(*bfqg), gfp, q->node);
+	unsigned int i;
 
 	if (!bfqg)
 		return NULL;
-	if (blkg_rwstat_init(&bfqg->stats.bytes, gfp))
-		goto free;
-	if (blkg_rwstat_init(&bfqg->stats.ios, gfp))
-		goto exit_bytes;
+	for (i = 0; i < ARRAY_SIZE(bfq_cg_stats); i++)
+		if (blkg_rwstat_init(bfq_cg_stat(bfqg, i), gfp))
+			goto exit_stats;
 	atomic_inc(&bfq_cg_nr_pds);
 	return &bfqg->pd;
 
-exit_bytes:
-	blkg_rwstat_exit(&bfqg->stats.bytes);
-free:
+exit_stats:
+	while (i--)
+		blkg_rwstat_exit(bfq_cg_stat(bfqg, i));
 	kfree(bfqg);
 	return NULL;
 }
@@ -493,11 +525,13 @@ static void bfq_pd_offline(struct blkg_policy_data *pd)
 	struct bfq_group *parent = blkg_to_bfqg(pd_to_blkg(pd)->parent);
 	struct bfq_data *bfqd = bfqg->bfqd;
 	unsigned long flags;
+	unsigned int i;
 
-	if (parent) {
-		blkg_rwstat_add_aux(&parent->stats.bytes, &bfqg->stats.bytes);
-		blkg_rwstat_add_aux(&parent->stats.ios, &bfqg->stats.ios);
-	}
+	/* A gauge of queued requests has nothing to hand on. */
+	for (i = 0; parent && i < ARRAY_SIZE(bfq_cg_stats); i++)
+		if (bfq_cg_stats[i] != BFQ_CG_STAT_QUEUED)
+			blkg_rwstat_add_aux(bfq_cg_stat(parent, i),
+					    bfq_cg_stat(bfqg, i));
 	if (!bfqd)
 		return;
 	spin_lock_irqsave(&bfqd->lock, flags);
@@ -510,9 +544,10 @@ static void bfq_pd_offline(struct blkg_policy_data *pd)
 static void bfq_pd_free(struct blkg_policy_data *pd)
 {
 	struct bfq_group *bfqg = pd_to_bfqg(pd);
+	unsigned int i;
 
-	blkg_rwstat_exit(&bfqg->stats.ios);
-	blkg_rwstat_exit(&bfqg->stats.bytes);
+	for (i = 0; i < ARRAY_SIZE(bfq_cg_stats); i++)
+		blkg_rwstat_exit(bfq_cg_stat(bfqg, i));
 	kfree(bfqg);
 	if (atomic_dec_and_test(&bfq_cg_nr_pds))
 		wake_up(&bfq_cg_pd_wq);
@@ -521,9 +556,12 @@ static void bfq_pd_free(struct blkg_policy_data *pd)
 static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
 {
 	struct bfq_group *bfqg = pd_to_bfqg(pd);
+	unsigned int i;
 
-	blkg_rwstat_reset(&bfqg->stats.bytes);
-	blkg_rwstat_reset(&bfqg->stats.ios);
+	/* Not the requests queued now: they leave it and would drive it < 0. */
+	for (i = 0; i < ARRAY_SIZE(bfq_cg_stats); i++)
+		if (bfq_cg_stats[i] != BFQ_CG_STAT_QUEUED)
+			blkg_rwstat_reset(bfq_cg_stat(bfqg, i));
 }
 
 /*
@@ -898,6 +936,21 @@ static struct cftype bfq_cg_legacy_files[] = {
 			 bfq_cg_rwstat_recursive_show),
 	BFQ_CG_STAT_FILE("bfq.io_serviced_recursive", ios,
 			 bfq_cg_rwstat_recursive_show),
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+	BFQ_CG_STAT_FILE("bfq.io_merged", merged, bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_queued", queued, bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_wait_time", wait_ns, bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_service_time", service_ns,
+			 bfq_cg_rwstat_show),
+	BFQ_CG_STAT_FILE("bfq.io_merged_recursive", merged,
+			 bfq_cg_rwstat_recursive_show),
+	BFQ_CG_STAT_FILE("bfq.io_queued_recursive", queued,
+			 bfq_cg_rwstat_recursive_show),
+	BFQ_CG_STAT_FILE("bfq.io_wait_time_recursive", wait_ns,
+			 bfq_cg_rwstat_recursive_show),
+	BFQ_CG_STAT_FILE("bfq.io_service_time_recursive", service_ns,
+			 bfq_cg_rwstat_recursive_show),
+#endif
 	{}
 };
 

@@ -79,10 +79,20 @@ struct bfq_cgroup_data {
 	unsigned int weight;		/* default; written under blkcg->lock */
 };
 
-/* The blkio.bfq.* counters of a group, bumped at dispatch. */
+/*
+ * The blkio.bfq.* counters of a group, by direction and sync. The first
+ * two are bumped at dispatch; with CONFIG_BFQ_CGROUP_DEBUG the others at
+ * insert, merge, dispatch and completion too (rule 14 of bfq-cgroup.c).
+ */
 struct bfq_group_stats {
 	struct blkg_rwstat bytes;	/* io_service_bytes */
 	struct blkg_rwstat ios;		/* io_serviced */
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+	struct blkg_rwstat merged;	/* io_merged: bios and requests */
+	struct blkg_rwstat queued;	/* io_queued: requests waiting now */
+	struct blkg_rwstat wait_ns;	/* io_wait_time: arrival to dispatch */
+	struct blkg_rwstat service_ns;	/* io_service_time: dispatch to end */
+#endif
 };
 
 /*
@@ -151,12 +161,34 @@ static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
  * and io_serviced. Called at dispatch, under bfq_data.lock; four per-cpu
  * additions, no atomics.
  */
-static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
-					  struct request *rq)
+static inline void bfq_cg_stat_count(struct bfq_group *bfqg,
+				     struct request *rq)
 {
 	blkg_rwstat_add(&bfqg->stats.bytes, rq->cmd_flags, blk_rq_bytes(rq));
 	blkg_rwstat_add(&bfqg->stats.ios, rq->cmd_flags, 1);
 }
+
+#ifdef CONFIG_BFQ_CGROUP_DEBUG
+/*
+ * Rule 14 of bfq-cgroup.c. A dispatched request's fifo_time, its deadline
+ * while queued, becomes its dispatch time in ns.
+ */
+static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
+					  struct request *rq, u64 now_ns)
+{
+	bfq_cg_stat_count(bfqg, rq);
+	if (rq->start_time_ns && rq->start_time_ns < now_ns)
+		blkg_rwstat_add(&bfqg->stats.wait_ns, rq->cmd_flags,
+				now_ns - rq->start_time_ns);
+	rq->fifo_time = now_ns;
+}
+#else
+static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
+					  struct request *rq, u64 now_ns)
+{
+	bfq_cg_stat_count(bfqg, rq);
+}
+#endif /* CONFIG_BFQ_CGROUP_DEBUG */
 
 struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio);
 struct bfq_group *bfq_rq_group(struct bfq_data *bfqd, struct request *rq);
@@ -183,7 +215,7 @@ static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 }
 
 static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
-					  struct request *rq)
+					  struct request *rq, u64 now_ns)
 {
 }
 
@@ -246,5 +278,47 @@ static inline void bfq_cg_deactivate(struct bfq_data *bfqd)
 }
 
 #endif /* CONFIG_BFQ_GROUP_IOSCHED */
+
+/* Rule 14 of bfq-cgroup.c: the statistics only debug kernels keep. */
+#if defined(CONFIG_BFQ_GROUP_IOSCHED) && defined(CONFIG_BFQ_CGROUP_DEBUG)
+static inline void bfq_cg_stat_completed(struct bfq_group *bfqg,
+					 struct request *rq, u64 now_ns)
+{
+	if (bfqg && rq->fifo_time < now_ns)
+		blkg_rwstat_add(&bfqg->stats.service_ns, rq->cmd_flags,
+				now_ns - rq->fifo_time);
+}
+
+/* @rq of @bfqg joins (@delta 1) or leaves (-1) its queue. */
+static inline void bfq_cg_stat_queued(struct bfq_group *bfqg,
+				      struct request *rq, int delta)
+{
+	if (bfqg)
+		blkg_rwstat_add(&bfqg->stats.queued, rq->cmd_flags, delta);
+}
+
+/* A bio or request was merged into @rq of @bfqg. */
+static inline void bfq_cg_stat_merged(struct bfq_group *bfqg,
+				      struct request *rq)
+{
+	if (bfqg)
+		blkg_rwstat_add(&bfqg->stats.merged, rq->cmd_flags, 1);
+}
+#else
+static inline void bfq_cg_stat_completed(struct bfq_group *bfqg,
+					 struct request *rq, u64 now_ns)
+{
+}
+
+static inline void bfq_cg_stat_queued(struct bfq_group *bfqg,
+				      struct request *rq, int delta)
+{
+}
+
+static inline void bfq_cg_stat_merged(struct bfq_group *bfqg,
+				      struct request *rq)
+{
+}
+#endif
 
 #endif /* _BFQ_CGROUP_H */

@@ -567,6 +567,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			q->last_merge = rq;
 	}
 	rq_state_set(rq, BFQ_RQ_QUEUED, true);
+	bfq_cg_stat_queued(bfqq->bfqg, rq, 1);
 	bfqq->nr_queued++;
 	bfqd->nr_queued++;
 	bfq_update_seek_history(bfqq, rq);
@@ -619,6 +620,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
 	rq_state_set(rq, BFQ_RQ_QUEUED, false);
+	bfq_cg_stat_queued(bfqq->bfqg, rq, -1);
 	bfqq->nr_queued--;
 	bfqd->nr_queued--;
 
@@ -887,7 +889,7 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 	if (bfqq->bfqg)
-		bfq_cg_stat_dispatched(bfqq->bfqg, rq);
+		bfq_cg_stat_dispatched(bfqq->bfqg, rq, now_ns);
 }
 
 /*
@@ -1103,6 +1105,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
+	bfq_cg_stat_completed(bfqq->bfqg, rq, now_ns);
 	bfqq->last_done_ns = now_ns;
 	if (bfqq->wr.coeff > 1)
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
@@ -1277,7 +1280,10 @@ static void bfq_request_merged(struct request_queue *q, struct request *rq,
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
-	if (type != ELEVATOR_FRONT_MERGE || !(rq_state(rq) & BFQ_RQ_QUEUED))
+	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
+		return;
+	bfq_cg_stat_merged(bfqq->bfqg, rq);
+	if (type != ELEVATOR_FRONT_MERGE)
 		return;
 	elv_rb_del(&bfqq->sort_list, rq);
 	elv_rb_add(&bfqq->sort_list, rq);
@@ -1293,6 +1299,7 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 
 	if (!(rq_state(next) & BFQ_RQ_QUEUED))
 		return;
+	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);
 	/* Within one queue, @rq inherits the earlier deadline and position. */
 	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
 	    time_before64(next->fifo_time, rq->fifo_time)) {

@@ -11,7 +11,8 @@
 #      and P's *_recursive equal P's plus C's. Exactly: fio's I/Os are 4 KiB
 #      O_DIRECT, below max_sectors and with merges off, so each is one bio
 #      and one request; nothing else does I/O from these groups, and fio
-#      has exited (everything completed) when the files are read.
+#      has exited (everything completed) when the files are read;
+#   4. with CONFIG_BFQ_CGROUP_DEBUG, the debug stats of the same run.
 #
 # A controller is on one hierarchy at a time: io must not be enabled in any
 # cgroup v2 subtree_control (the v2 tests leave it enabled at the root
@@ -176,6 +177,29 @@ want P io_serviced_recursive Read $((pr_ios + cr_ios))
 want P io_serviced_recursive Total $((pr_ios + cr_ios + pw_ios))
 check "3: fio did 1+1+2 MiB (256, 256, 512 I/Os)" \
 	[ "$pr_ios $pw_ios $cr_ios" = "256 256 512" ]
+# 4. With CONFIG_BFQ_CGROUP_DEBUG (the debug kernel; not Debian's): nothing
+# queued once fio has exited, no merges (nomerges=2), and every request
+# waited and was served for some time: at 4 ms a request, P's 512 requests
+# were served for at least 2 s, C's 512 too.
+if [ -e $G/P/blkio.bfq.io_queued ]; then
+	for f in io_queued io_merged io_wait_time io_service_time \
+		 io_service_time_recursive; do
+		echo "4: P $f: $(bstat P $f Total), P/C: $(bstat P/C $f Total)"
+	done
+	want P io_queued Total 0
+	want P/C io_queued_recursive Total 0
+	want P io_merged Total 0
+	s=$(bstat P io_service_time Total); c=$(bstat P/C io_service_time Total)
+	r=$(bstat P io_service_time_recursive Total)
+	check "4: P served >= 2 s (${s:-none} ns)" [ "${s:-0}" -ge 2000000000 ]
+	check "4: P/C served >= 2 s (${c:-none} ns)" [ "${c:-0}" -ge 2000000000 ]
+	check "4: P's recursive service time is P's plus C's ($r)" \
+		[ "${r:-x}" = "$((s + c))" ]
+	w=$(bstat P io_wait_time Read)
+	check "4: P's reads waited (${w:-none} ns)" [ "${w:-0}" -gt 0 ]
+else
+	echo "4: note: no blkio.bfq.io_queued: CONFIG_BFQ_CGROUP_DEBUG is off in this kernel"
+fi
 
 rmdir $G/P/C $G/P $G || fail "rmdir P/C P"
 set_sched "$dev" none
