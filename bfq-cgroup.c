@@ -139,10 +139,11 @@
  *    io_merged (bios and requests merged into a request of the group),
  *    io_queued (requests of the group waiting in bfq now), io_wait_time
  *    (ns from a request's allocation to its dispatch) and io_service_time
- *    (ns from dispatch to completion) too, with _recursive views; their
- *    cost (a clock read at dispatch, per-cpu additions) is paid only by
- *    those who asked for it. A removed group hands its counts on to its
- *    parent for the recursive files, except the gauge io_queued.
+ *    (ns from its last dispatch, a requeued one's included, to
+ *    completion) too, with _recursive views; their cost (a clock read at
+ *    dispatch, per-cpu additions) is paid only by those who asked for
+ *    it. A removed group hands its counts on to its parent for the
+ *    recursive files, except the gauge io_queued.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>

@@ -289,6 +289,15 @@ static inline void bfq_cg_stat_completed(struct bfq_group *bfqg,
 				now_ns - rq->fifo_time);
 }
 
+/*
+ * @rq, given back by the driver, goes to it again from the head of the
+ * dispatch list: its service time starts anew.
+ */
+static inline void bfq_cg_stat_redispatched(struct request *rq)
+{
+	rq->fifo_time = ktime_get_ns();
+}
+
 /* @rq of @bfqg joins (@delta 1) or leaves (-1) its queue. */
 static inline void bfq_cg_stat_queued(struct bfq_group *bfqg,
 				      struct request *rq, int delta)
@@ -307,6 +316,10 @@ static inline void bfq_cg_stat_merged(struct bfq_group *bfqg,
 #else
 static inline void bfq_cg_stat_completed(struct bfq_group *bfqg,
 					 struct request *rq, u64 now_ns)
+{
+}
+
+static inline void bfq_cg_stat_redispatched(struct request *rq)
 {
 }
 

@@ -978,9 +978,11 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		bfqd->nr_queued--;
 		/* Beside a timed request: that one is no longer alone. */
 		bfq_seek_cancel(&bfqd->seek);
-		if (bfq_rq_prepared(rq) && rq_bfqq(rq))
+		if (bfq_rq_prepared(rq) && rq_bfqq(rq)) {
 			bfq_rate_redispatched(&bfqd->rate, ktime_get_ns(),
 					      bfqd->rq_in_driver);
+			bfq_cg_stat_redispatched(rq);
+		}
 	} else {
 		rq = bfq_dispatch_from_queues(bfqd);
 	}
