@@ -15,7 +15,8 @@ case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # Stock modules the guest needs (their dependencies are added by _vm_deps).
 # ext4 (with jbd2, mbcache, crc16) for the low-latency tests' filesystem.
-VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot ext4)
+# nbd for the lab's disk model (tests/lab/diskmodel.c).
+VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot ext4 nbd)
 # Soft dependencies modinfo's "depends" does not list (crc-t10dif asks the
 # crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft", ext4 and
 # jbd2 for "crc32c"): taken when the kernel has them as modules.
