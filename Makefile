@@ -11,7 +11,7 @@
 #   make KVER=6.1|6.12       build/<KVER>/bfq.ko against the cached Debian kernel
 #   make KDIR=<kernel tree>  build/custom/bfq.ko against any prepared tree
 #   make check               every build, check, KUnit and VM test (CI)
-#   make kunit|vmtest|checkpatch|intree|install|uninstall|demo  see README.md
+#   make kunit|vmtest|checkpatch|intree|install|uninstall|demo|lab  see README.md
 
 ifneq ($(KERNELRELEASE),)
 
@@ -24,7 +24,8 @@ ccflags-y += -I$(BFQ_BLOCK_SRC)
 endif
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
-bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o bfq-inject.o
+bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o bfq-inject.o \
+	 bfq-merge.o
 bfq-$(CONFIG_BFQ_GROUP_IOSCHED) += bfq-cgroup.o
 # bfq-trace.h is found by define_trace.h through the include path.
 CFLAGS_bfq-iosched.o += -I$(src)
@@ -68,7 +69,7 @@ OUT := $(TOP)/build/$(KVER)
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all modules fetch clean kunit vmtest check checkpatch intree \
-	install uninstall demo debug-kernel vmtest-debug stress
+	install uninstall demo debug-kernel vmtest-debug stress lab
 
 all: modules
 
@@ -126,6 +127,13 @@ uninstall:
 
 demo:
 	$(TOP)/scripts/demo.sh
+
+# The lab (tests/lab/README.md): BFQ's published experiments on a disk
+# model, ours beside stock bfq, mq-deadline, kyber and none; the report in
+# build/lab/report.md. QUICK=1: the calibration and one share case.
+# EXPS="calibrate exp1-maxbudget": those experiments only.
+lab: modules
+	LAB_QUICK=$(if $(QUICK),1,0) $(TOP)/scripts/lab.sh $(KVER) $(EXPS)
 
 check:
 	$(TOP)/scripts/check.sh

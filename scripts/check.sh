@@ -13,6 +13,8 @@
 #     kunit/KVER/...       make kunit KVER=KVER: one line per KUnit case
 #     vm/KVER/...          make vmtest KVER=KVER: the VM lab's lines
 #   checkpatch/<file>      make checkpatch (6.12's checkpatch.pl), once
+#   lab/KVER/...           make lab QUICK=1 on the first KVER: the disk
+#                          model's calibration and one share case (issue 9)
 #   for KVER in 6.1 (CHECK_DEBUG_KVERS):
 #     debug-kernel/KVER    make debug-kernel: our bfq built in, KASAN, lockdep...
 #     vm/KVER-debug/...    make vmtest-debug: the VM tests that apply there
@@ -105,6 +107,10 @@ for k in $KVERS; do
 	step "kunit/$k" "build/$k/results/kunit.txt" make KVER="$k" kunit
 	step "vm/$k" "build/$k/results/vmtest.txt" vmtest_kver "$k"
 done
+
+# The lab's quick run: a few minutes, on the first kernel only.
+lab_k=${KVERS%% *}
+step "lab/$lab_k" "build/$lab_k/results/lab.txt" make KVER="$lab_k" lab QUICK=1
 
 # Robustness (issue 5): the kernel's checkers over our code. The long stress
 # run (make stress DURATION=1800) is done by hand, not here.

@@ -97,9 +97,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC_PER_SEC	1000000000LL
-#define NSEC_PER_MSEC	1000000LL
-#define NSEC_PER_USEC	1000LL
+#include "lab-time.h"
+
 #define MB		1000000.0	/* datasheet megabytes */
 #define MAX_REQS	1024		/* nbd has 128 tags per connection */
 #define MAX_CHANNELS	64
@@ -156,6 +155,7 @@ struct stats {
 	uint64_t reqs[2], bytes[2];	/* [0] reads, [1] writes */
 	double service_ns_sum;		/* start to completion */
 	double latency_ns_sum;		/* arrival to completion */
+	double late_ns_sum;		/* completion to reply sent */
 	uint64_t reordered;		/* not the oldest of the window */
 };
 
@@ -185,22 +185,6 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static void sleep_until_ns(int64_t t)
-{
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
 }
 
 /*
@@ -524,7 +508,7 @@ static void reply(struct server *s, struct request *r)
 		die("%s: %s", __func__, strerror(errno));
 }
 
-static void account(struct server *s, const struct request *r)
+static void account(struct server *s, const struct request *r, int64_t now)
 {
 	int w = r->type == NBD_CMD_WRITE;
 
@@ -534,6 +518,7 @@ static void account(struct server *s, const struct request *r)
 	s->st.bytes[w] += r->len;
 	s->st.service_ns_sum += r->due_ns - r->start_ns;
 	s->st.latency_ns_sum += r->due_ns - r->arrival_ns;
+	s->st.late_ns_sum += now - r->due_ns;
 }
 
 /* Reply to every started request that is due by now, earliest first. */
@@ -553,7 +538,7 @@ static void complete_due(struct server *s, int64_t now)
 		if (best < 0)
 			return;
 		reply(s, s->reqs[best]);
-		account(s, s->reqs[best]);
+		account(s, s->reqs[best], now_ns());
 		s->unit_busy[s->reqs[best]->unit] = 0;
 		free(s->reqs[best]);
 		for (j = best; j < s->nr_reqs - 1; j++)
@@ -657,13 +642,15 @@ static void write_stats(const struct server *s, const char *path)
 	if (!f)
 		return;
 	fprintf(f, "reads %llu read_bytes %llu writes %llu write_bytes %llu "
-		"mean_service_ms %.3f mean_latency_ms %.3f reordered %llu\n",
+		"mean_service_ms %.3f mean_latency_ms %.3f mean_late_ms %.3f "
+		"reordered %llu\n",
 		(unsigned long long)s->st.reqs[0],
 		(unsigned long long)s->st.bytes[0],
 		(unsigned long long)s->st.reqs[1],
 		(unsigned long long)s->st.bytes[1],
 		n ? s->st.service_ns_sum / n / NSEC_PER_MSEC : 0.0,
 		n ? s->st.latency_ns_sum / n / NSEC_PER_MSEC : 0.0,
+		n ? s->st.late_ns_sum / n / NSEC_PER_MSEC : 0.0,
 		(unsigned long long)s->st.reordered);
 	if (path)
 		fclose(f);

@@ -1,0 +1,136 @@
+# Guest-side helpers of the lab (busybox sh), sourced by tests/lab/*.sh
+# after /tests/lib.sh and /tests/guest-lib.sh (the VM lab's and the
+# benchmarks' helpers). Shipped as /tests/lab-lib.sh with the static
+# /tests/diskmodel (tests/lab/diskmodel.c).
+#
+# The device: the disk model (or the SSD model) on /dev/nbd0, or, when
+# LAB_DEV is set (a real disk, e.g. LAB_DEV=sdb), that disk as it is.
+#   lab_start [diskmodel options]  attach the model (default: the 7200 rpm
+#                          disk, 500 GB, rates x0.25), queue/rotational set
+#                          to match; sets DEV (e.g. nbd0) and DEV_BYTES
+#   lab_stop               detach it (once); prints its statistics
+#   lab_sched S            S: ours, stock (our or the stock bfq.ko's bfq),
+#                          bfq, mq-deadline, kyber, none
+#   lab_scheds             the schedulers an experiment compares, one line
+#   lab_table NAME         start a table (LAB-TABLE-BEGIN NAME); lab_end
+#   lab_data EXP K=V...    one machine-readable result (LAB-DATA lines),
+#                          read by tests/lab/report.py
+#   lab_cold               drop the page cache
+#   lab_fio ARGS           fio with terse output to /tmp/lab.t; prints
+#                          nothing; lab_kib FIELD / lab_t FIELD read it
+#   ci95 / mean            of the numbers on stdin
+LAB_SCHEDS=${LAB_SCHEDS:-"ours stock mq-deadline kyber none"}
+LAB_MODEL=/tests/diskmodel
+DEV= DEV_BYTES= LAB_ON=
+
+lab_start() {
+	if [ -n "${LAB_DEV:-}" ]; then
+		DEV=$LAB_DEV
+	else
+		[ -e /sys/module/nbd ] || modprobe nbd nbds_max=2 max_part=0 ||
+			die "no nbd module"
+		DEV=nbd0
+		$LAB_MODEL -S /tmp/lab-stats "$@" /dev/$DEV > /tmp/lab-pids ||
+			die "diskmodel $* failed"
+		LAB_ON=1
+		case " $* " in
+		*" -m ssd "*) echo 0 > /sys/block/$DEV/queue/rotational ;;
+		*) echo 1 > /sys/block/$DEV/queue/rotational ;;
+		esac
+	fi
+	DEV_BYTES=$(( $(cat /sys/block/$DEV/size) * 512 ))
+}
+
+lab_stop() {
+	[ -n "$LAB_ON" ] || return 0
+	LAB_ON=
+	set_sched $DEV none 2>/dev/null
+	rm -f /tmp/lab-stats
+	$LAB_MODEL -x /dev/$DEV
+	# The server writes its statistics when it sees the disconnect.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s /tmp/lab-stats ] && break
+		sleep 0.2
+	done
+	[ -s /tmp/lab-stats ] && echo "model: $(cat /tmp/lab-stats)"
+	return 0
+}
+
+lab_sched() {
+	case "$1" in
+	ours|stock) use_sched $DEV "$1" ;;
+	*) [ "$1" = kyber ] && modprobe kyber-iosched 2>/dev/null
+	   set_sched $DEV "$1" ||
+		{ echo "BENCH-ERROR cannot select $1 on $DEV"; return 1; } ;;
+	esac
+}
+
+lab_scheds() { echo "$LAB_SCHEDS"; }
+
+lab_table() { echo "LAB-TABLE-BEGIN $1"; }
+lab_end() { echo "LAB-TABLE-END"; }
+lab_data() { local e=$1; shift; echo "LAB-DATA $e $*"; }
+
+lab_cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# fio terse v3: 6 read KiB, 7 read KiB/s, 8 read IOPS, 16 read clat mean
+# (us), 47 write KiB, 48 write KiB/s.
+lab_fio() { fio --output-format=terse --terse-version=3 --output=/tmp/lab.t "$@"; }
+lab_t() { cut -d';' -f"$1" /tmp/lab.t | head -1; }
+
+mean() { awk '{ s += $1; n++ } END { if (n) printf "%.2f\n", s / n; else print "nan" }'; }
+# ci95: the half-width of the 95% confidence interval of the mean
+# (Student's t for n-1 degrees of freedom, n <= 10; 1.96 beyond).
+ci95() {
+	awk '{ v[++n] = $1; s += $1 }
+	END {
+		if (n < 2) { print "nan"; exit }
+		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26", t, " ")
+		m = s / n
+		for (i = 1; i <= n; i++) q += (v[i] - m) ^ 2
+		printf "%.2f\n", ((n - 1 <= 9) ? t[n - 1] : 1.96) * sqrt(q / (n - 1) / n)
+	}'
+}
+
+# lab_readers SECS BS SPEC...: one sequential reader per SPEC, each
+# reading BS-sized O_DIRECT requests one at a time (psync: a synchronous
+# reader, the case bfq's idling is for) over the 128 MiB from byte OFF,
+# for SECS seconds, all at once. SPEC is OFF, OFF@W (the reader in cgroup
+# v2 group labN with io.bfq.weight W) or OFF%P (ionice best-effort level
+# P). Prints each reader's KiB, in order, on one line.
+lab_readers() {
+	local secs=$1 bs=$2 i=0 off spec cg n; shift 2
+	for spec in "$@"; do
+		off=${spec%[@%]*}
+		set -- fio --name=r$i --filename=/dev/$DEV --direct=1 \
+			--ioengine=psync --rw=read --bs=$bs --offset=$off \
+			--size=128M --time_based --runtime=$secs \
+			--output-format=terse --output=/tmp/rd$i.t
+		case "$spec" in
+		*@*)	cg2_io || return 1
+			cg=$CG2/lab$i
+			mkdir -p $cg
+			echo ${spec#*@} > $cg/io.bfq.weight ||
+				echo "BENCH-ERROR io.bfq.weight ${spec#*@} refused"
+			cg_run $cg "$@" ;;
+		*%*)	ionice -c2 -n${spec#*%} "$@" & ;;
+		*)	"$@" & ;;
+		esac
+		i=$((i + 1))
+	done
+	wait
+	n=$i i=0
+	while [ $i -lt $n ]; do
+		printf '%s ' "$(cut -d';' -f6 /tmp/rd$i.t)"
+		rmdir $CG2/lab$i 2>/dev/null
+		i=$((i + 1))
+	done
+	echo
+}
+
+# lab_bfq_set KEY VALUE: an iosched tunable, when the scheduler has it.
+lab_bfq_set() {
+	[ -e /sys/block/$DEV/queue/iosched/$1 ] &&
+		echo "$2" > /sys/block/$DEV/queue/iosched/$1
+	return 0
+}
