@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of bfq-iosched.c's request-free logic: tunable parsing and
- * ioprio mapping. #included at the end of bfq-iosched.c.
+ * KUnit tests of bfq-iosched.c's request-free logic: tunable parsing,
+ * ioprio mapping, and the references of sync queues through a randomized
+ * sequence of queue merges, splits, ioprio changes and exits (bfq-merge.c)
+ * with the real queue allocator. #included at the end of bfq-iosched.c.
  */
 #include <kunit/test.h>
 
@@ -77,10 +79,114 @@ static void bfq_class_of_classes(struct kunit *test)
 			BFQ_CLASS_BE);
 }
 
+#define BFQ_RT_PROCS	6
+#define BFQ_RT_STEPS	3000
+
+/*
+ * Every process's queue lists it as a member, and holds at least one
+ * reference per member; the members of all queues are the processes that
+ * have a queue.
+ */
+static bool bfq_rt_check(struct kunit *test, struct bfq_data *bfqd,
+			 struct bfq_io_cq **bic, unsigned int step)
+{
+	unsigned int i, with_queue = 0, members = 0;
+	struct bfq_queue *bfqq;
+	bool ok = true;
+
+	for (i = 0; i < BFQ_RT_PROCS; i++) {
+		struct bfq_io_cq *b;
+		bool found = false;
+
+		bfqq = bic[i]->sync_bfqq;
+		if (!bfqq)
+			continue;
+		with_queue++;
+		list_for_each_entry(b, &bfqq->merge.members, member_node)
+			found |= b == bic[i];
+		ok &= found;
+	}
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+		ok &= bfqq->ref > 0 && bfqq->ref >= (int)bfqq->merge.nr_members;
+		members += bfqq->merge.nr_members;
+	}
+	ok &= members == with_queue;
+	KUNIT_EXPECT_TRUE_MSG(test, ok, "members and references at step %u",
+			      step);
+	return ok;
+}
+
+/*
+ * Processes issue requests (interleaved, so that they merge, or seeky, so
+ * that merged queues split), change ioprio, exit and come back, in a
+ * random order from a fixed seed; after each step the references agree
+ * with the members, and once every process has exited every queue is
+ * freed: none leaked, none freed twice (a second free would drive
+ * nr_bfqqs below the queues created, or trip the slab's checks).
+ */
+static void bfq_merge_refs_random(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_io_cq *bic[BFQ_RT_PROCS];
+	unsigned short prio[BFQ_RT_PROCS];
+	sector_t pos = 0;
+	u32 x = 2024;
+	unsigned int i, step;
+
+	if (!bfq_queue_cache)
+		kunit_skip(test, "bfq's queue cache is not set up");
+	INIT_LIST_HEAD(&bfqd->all_bfqqs);
+	bfq_sched_init(&bfqd->sched);
+	for (i = 0; i < BFQ_RT_PROCS; i++) {
+		bic[i] = kunit_kzalloc(test, sizeof(*bic[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bic[i]);
+		prio[i] = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4);
+	}
+	spin_lock_irq(&bfqd->lock);
+	for (step = 0; step < BFQ_RT_STEPS; step++) {
+		struct bfq_queue *bfqq;
+		unsigned int op;
+
+		x = x * 1664525 + 1013904223;
+		i = (x >> 8) % BFQ_RT_PROCS;
+		op = (x >> 16) % 100;
+		if (op < 2 && bic[i]->sync_bfqq) {
+			/* Exit; the process comes back as a new one. */
+			bfq_bic_drop_queue(bfqd, bic[i]);
+			memset(bic[i], 0, sizeof(*bic[i]));
+		} else if (op < 5) {
+			prio[i] = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, (x >> 24) % 2 + 3);
+		} else {
+			bool seeky = op < 15;
+
+			bfqq = bfq_sync_queue(bfqd, bic[i], prio[i], NULL);
+			if (seeky)
+				pos = (x >> 4) % (SZ_1G >> SECTOR_SHIFT);
+			bfqq = bfq_merge_arrival(bfqd, bic[i], bfqq, pos, 8);
+			bfqq->seek_history = (bfqq->seek_history << 1) | seeky;
+			pos += 8;
+		}
+		/* No assertion under the lock: the test goes on to clean up. */
+		if (!bfq_rt_check(test, bfqd, bic, step))
+			break;
+	}
+	KUNIT_EXPECT_GT(test, bfqd->merge.nr_merges, 0ULL);
+	KUNIT_EXPECT_GT(test, bfqd->merge.nr_splits, 0ULL);
+	for (i = 0; i < BFQ_RT_PROCS; i++)
+		if (bic[i]->sync_bfqq)
+			bfq_bic_drop_queue(bfqd, bic[i]);
+	KUNIT_EXPECT_EQ(test, bfqd->nr_bfqqs, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&bfqd->all_bfqqs));
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
+	KUNIT_EXPECT_NULL(test, bfqd->merge.stable_head);
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE_PARAM(bfq_tunable_parse_table, bfq_parse_gen_params),
 	KUNIT_CASE(bfq_tunable_descs_no_overflow),
 	KUNIT_CASE(bfq_class_of_classes),
+	KUNIT_CASE(bfq_merge_refs_random),
 	{}
 };
 

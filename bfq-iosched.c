@@ -33,8 +33,16 @@
  *    idle; it answers with a weight (bfq_queue_weight()) and with whether
  *    the device must idle for a queue (bfq_should_idle()).
  *
+ * 6. Queue merging (bfq-merge.c). At each sync request's binding it may
+ *    move the process (with every process of its queue) to another queue
+ *    whose last request ended where this one begins, or give it back a
+ *    queue of its own; bfq_sync_queue() and bfq_merge_arrival() are the
+ *    only places a process's sync queue changes.
+ *
  * References (all counted in bfq_queue.ref, under bfq_data.lock):
- *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq;
+ *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq
+ *    or when it moves to another queue (group change, merge, split); a
+ *    queue's merge.stable owns one to an older queue (bfq-merge.c);
  *  - bfq_data owns one reference to each async queue, dropped at exit_sched;
  *  - each request bound to a queue (rq->elv.priv[0]) owns one reference,
  *    taken at insert and dropped in finish_request;
@@ -127,8 +135,6 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
-/* A queue is seeky if more than this many of its last 32 arrivals were. */
-#define BFQ_SEEKY_ARRIVALS	8
 /*
  * An IDLE-class turn granted while RT or BE queues wait (the service
  * layer's anti-starvation rule) lasts at most this: with the 200 ms grace
@@ -264,6 +270,7 @@ static void bfq_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	INIT_LIST_HEAD(&bfqq->fifo);
 	bfq_wr_queue_init(bfqq);
 	bfq_inject_queue_init(bfqd, bfqq);
+	bfq_merge_queue_init(bfqq);
 	bfq_queue_set_ioprio(bfqq, ioprio);
 }
 
@@ -286,13 +293,13 @@ static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
 	return bfqq;
 }
 
-static void bfq_get_queue(struct bfq_queue *bfqq)
+void bfq_get_queue(struct bfq_queue *bfqq)
 {
 	lockdep_assert_held(&bfqq->bfqd->lock);
 	bfqq->ref++;
 }
 
-/* Also called by bfq-cgroup.c for a group's async queues. */
+/* Also called by bfq-cgroup.c and bfq-merge.c. */
 void bfq_put_queue(struct bfq_queue *bfqq)
 {
 	struct bfq_data *bfqd = bfqq->bfqd;
@@ -306,6 +313,7 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 	bfq_entity_forget(&bfqq->entity);
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
+	bfq_merge_queue_exit(bfqd, bfqq);
 	bfq_group_detach(bfqq);
 	list_del(&bfqq->all_node);
 	bfqd->nr_bfqqs--;
@@ -330,32 +338,65 @@ static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
 	return *slot ?: &bfqd->fallback_bfqq;
 }
 
+/* @bic's process stops using its sync queue (bfq-merge.c's rules). */
+static void bfq_bic_drop_queue(struct bfq_data *bfqd, struct bfq_io_cq *bic)
+{
+	struct bfq_queue *bfqq = bic->sync_bfqq;
+
+	bfq_merge_leave(bfqd, bic);
+	WRITE_ONCE(bic->sync_bfqq, NULL);
+	bfq_put_queue(bfqq);
+}
+
 /*
  * The process's sync queue in @bfqg, created on demand; follows ionice
  * changes. A process that moved to another group gets a new queue there;
- * the old one keeps its requests and goes with its last reference.
+ * the old one keeps its requests and goes with its last reference. One
+ * that must leave a merged queue (bfq-merge.c) gets a new queue with the
+ * state it had before it merged.
  */
 static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 					struct bfq_io_cq *bic,
 					unsigned short ioprio,
 					struct bfq_group *bfqg)
 {
+	struct bfq_queue *bfqq = bic->sync_bfqq;
+	enum bfq_class class_idx = bfq_class_of(ioprio);
+	/* A queue split from keeps other members, and so its references. */
+	struct bfq_queue *merged = NULL;
+	enum bfq_split_why why;
+	u64 now_ns;
+
 	/* After exit_icq nobody would drop a new queue's reference. */
 	if (bic->exited)
 		return &bfqd->fallback_bfqq;
-	if (bic->sync_bfqq && bic->sync_bfqq->bfqg != bfqg) {
-		bfq_put_queue(bic->sync_bfqq);
-		bic->sync_bfqq = NULL;
+	if (bfqq && bfqq->bfqg != bfqg) {
+		bfq_bic_drop_queue(bfqd, bic);
+	} else if (bfqq && bfq_merge_must_split(bfqq, class_idx,
+						IOPRIO_PRIO_LEVEL(ioprio),
+						&why)) {
+		merged = bfqq;
+		bfq_bic_drop_queue(bfqd, bic);
+	} else if (bfqq) {
+		bfq_queue_set_ioprio(bfqq, ioprio);
+		return bfqq;
 	}
-	if (!bic->sync_bfqq) {
-		bic->sync_bfqq = bfq_queue_create(bfqd, true, ioprio, bfqg);
-		if (!bic->sync_bfqq)
-			return &bfqd->fallback_bfqq;
-		bfq_wr_queue_born(bfqd, bic->sync_bfqq, ktime_get_ns());
-	} else {
-		bfq_queue_set_ioprio(bic->sync_bfqq, ioprio);
+	bfqq = bfq_queue_create(bfqd, true, ioprio, bfqg);
+	if (!bfqq)
+		return &bfqd->fallback_bfqq;
+	now_ns = ktime_get_ns();
+	WRITE_ONCE(bic->sync_bfqq, bfqq);
+	if (!merged)
+		bfq_wr_queue_born(bfqd, bfqq, now_ns);
+	bfq_merge_join(bfqd, bic, bfqq, merged, now_ns);
+	if (merged) {
+		bfqd->merge.nr_splits++;
+		trace_bfq_split(bfq_dev(bfqd), merged->pid, bfqq->pid,
+				merged->merge.nr_members, why);
+		bfq_log(bfqd, bfqq, "split from bfq%d left=%u", merged->pid,
+			merged->merge.nr_members);
 	}
-	return bic->sync_bfqq;
+	return bfqq;
 }
 
 /* Bind @rq to the queue it belongs to; the request owns one reference. */
@@ -369,10 +410,13 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqg = bfq_rq_group(bfqd, rq);
-	if (bic && op_is_sync(rq->cmd_flags))
+	if (bic && op_is_sync(rq->cmd_flags)) {
 		bfqq = bfq_sync_queue(bfqd, bic, ioprio, bfqg);
-	else
+		bfqq = bfq_merge_arrival(bfqd, bic, bfqq, blk_rq_pos(rq),
+					 blk_rq_sectors(rq));
+	} else {
 		bfqq = bfq_async_queue(bfqd, ioprio, bfqg);
+	}
 	bfq_get_queue(bfqq);
 	rq->elv.priv[0] = bfqq;
 	return bfqq;
@@ -436,11 +480,6 @@ static void bfq_update_think(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 static bool bfq_thinks_long(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	return bfqq->think_ns > READ_ONCE(bfqd->tun.slice_idle_ns);
-}
-
-static bool bfq_seeky(struct bfq_queue *bfqq)
-{
-	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
 }
 
 /* @bfqq's group gains (@up) or loses a busy sync queue. */
@@ -531,6 +570,51 @@ static bool bfq_tags_exhausted(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	       (int)bfqd->queue->nr_requests;
 }
 
+/*
+ * The queue in service emptied while no other request waited, and was not
+ * worth idling for: instead of expiring it then, only to select it again
+ * at its next request, it stays in service, parked, until the next arrival.
+ * Its turn is then ended exactly as it would have been at once (reason
+ * empty), unless the arrival is its own within the turn's time, which
+ * continues the turn. Nothing waited meanwhile, so no other queue could
+ * have been served: only the per-request cost of expiring, selecting and
+ * activating the queue and every group above it goes. With no timer, the
+ * parked queue holds its reference until the next arrival or exit_sched.
+ */
+static void bfq_park(struct bfq_data *bfqd, u64 now_ns)
+{
+	bfqd->parked = true;
+	/* To the low-latency rules, parked is idle (bfq-wr.c, rule 3). */
+	bfq_wr_maybe_idle(bfqd, bfqd->in_service_bfqq, now_ns);
+	bfq_log(bfqd, bfqd->in_service_bfqq, "park");
+}
+
+/*
+ * A request of @bfqq arrives: end a parked turn, or continue it (true),
+ * the arrival then being to the low-latency rules what it is to a queue
+ * that was not in service.
+ */
+static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (!bfqd->parked)
+		return false;
+	bfqd->parked = false;
+	if (bfqq == bfqd->in_service_bfqq &&
+	    !time_after(jiffies, bfqd->turn_deadline))
+		return true;
+	bfq_expire(bfqd, BFQ_EXP_EMPTY);
+	return false;
+}
+
+/* @bfqq, empty, got a request: a busy period begins (bfq-wr.c). */
+static void bfq_queue_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				 u64 now_ns, u64 asked_ns)
+{
+	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
+	if (bfqq->wr.coeff > 1)
+		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
+}
+
 static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
 {
@@ -543,9 +627,11 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	 * and the low-latency rules measure its pause, which ended then.
 	 */
 	u64 asked_ns = now_ns;
+	bool resumed;
 
 	lockdep_assert_held(&bfqd->lock);
 
+	resumed = bfq_unpark(bfqd, bfqq);
 	if (rq_state(rq) & BFQ_RQ_ASKED) {
 		if (rq->fifo_time < now_ns &&
 		    rq->fifo_time >= bfqq->last_done_ns)
@@ -575,6 +661,8 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq == bfqd->in_service_bfqq) {
 		/* What we idled for has come. */
 		bfq_idle_stop(bfqd);
+		if (resumed)
+			bfq_queue_backlogged(bfqd, bfqq, now_ns, asked_ns);
 		return;
 	}
 	/* This request took the last tag: what we idle for cannot come. */
@@ -587,9 +675,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
-	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
-	if (bfqq->wr.coeff > 1)
-		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
+	bfq_queue_backlogged(bfqd, bfqq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqq->entity);
 	else
@@ -629,6 +715,39 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 		bfq_busy_clear(bfqd, bfqq);
 		bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
+}
+
+/*
+ * bfq-merge.c: @from's queued requests go to @to, each with its reference
+ * and its deadline (the FIFO stays in deadline order); @from, left empty,
+ * ends its turn if it holds the device. The caller holds a reference to
+ * @from.
+ */
+void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
+		     struct bfq_queue *to)
+{
+	struct request *rq, *next, *prev;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	list_for_each_entry_safe(rq, next, &from->fifo, queuelist) {
+		u64 deadline = rq->fifo_time;
+
+		bfq_remove_request(bfqd, rq);
+		bfq_get_queue(to);
+		rq->elv.priv[0] = to;
+		bfq_put_queue(from);
+		bfq_add_request(bfqd, to, rq);
+		rq->fifo_time = deadline;
+		while (rq->queuelist.prev != &to->fifo) {
+			prev = list_prev_entry(rq, queuelist);
+			if (!time_before64(deadline, prev->fifo_time))
+				break;
+			list_move(&prev->queuelist, &rq->queuelist);
+		}
+	}
+	if (from == bfqd->in_service_bfqq)
+		bfq_expire(bfqd, BFQ_EXP_EMPTY);
 }
 
 /*
@@ -800,6 +919,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
 	lockdep_assert_held(&bfqd->lock);
 
 	bfq_idle_stop(bfqd);
+	bfqd->parked = false;
 	WRITE_ONCE(bfqd->in_service_bfqq, NULL);
 	charge = bfq_turn_charge(bfq_timeout_charge(bfqd, max_budget), served,
 				 why);
@@ -1121,6 +1241,8 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	    !bfqq->nr_in_driver && !bfqd->idling) {
 		if (bfq_should_idle(bfqd, bfqq)) {
 			bfq_idle_start(bfqd);
+		} else if (!bfqd->nr_queued) {
+			bfq_park(bfqd, now_ns);
 		} else {
 			/* Not left in service until the next dispatch. */
 			bfq_expire(bfqd, BFQ_EXP_EMPTY);
@@ -1460,10 +1582,8 @@ static void bfq_exit_icq(struct io_cq *icq)
 	bfq_tag_waited(bfqd, bic);
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bic->exited = true;
-	if (bic->sync_bfqq) {
-		bfq_put_queue(bic->sync_bfqq);
-		bic->sync_bfqq = NULL;
-	}
+	if (bic->sync_bfqq)
+		bfq_bic_drop_queue(bfqd, bic);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 
@@ -1493,6 +1613,7 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 	bfq_sched_init(&bfqd->sched);
 	bfq_wr_init(bfqd);
 	bfq_inject_init(bfqd);
+	bfq_merge_init(bfqd);
 	INIT_LIST_HEAD(&bfqd->dispatch_head);
 	INIT_LIST_HEAD(&bfqd->all_bfqqs);
 	bfq_tunables_init(&bfqd->tun);
@@ -1737,6 +1858,9 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
 		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
 		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
 	seq_printf(m, " think_us=%llu", div_u64(bfqq->think_ns, NSEC_PER_USEC));
+	if (bfqq->merge.nr_members > 1)
+		seq_printf(m, " merged members=%u%s", bfqq->merge.nr_members,
+			   bfqq->merge.split_pending ? " split_pending" : "");
 	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s waker=%d inject_debt=%u\n",
 		   bfqq->wr.coeff, bfq_wr_left_ms(bfqq, ktime_get_ns()),
 		   bfqq->wr.kind == BFQ_WR_SOFT_RT,
@@ -1782,7 +1906,9 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
 		bfq_show_queue(m, bfqd->in_service_bfqq,
-			       bfqd->idling ? "in_service,idling" : "in_service");
+			       bfqd->idling ? "in_service,idling" :
+			       bfqd->parked ? "in_service,parked" :
+			       "in_service");
 	bfq_show_queues(m, bfqd, true);
 	bfq_show_queues(m, bfqd, false);
 	spin_unlock_irq(&bfqd->lock);
@@ -1810,6 +1936,8 @@ static int bfq_service_trees_show(void *data, struct seq_file *m)
 	seq_printf(m, "wr_raised=%u burst_size=%u burst_large=%d\n",
 		   bfqd->wr.nr_raised, bfqd->wr.burst.size,
 		   bfqd->wr.burst.large);
+	seq_printf(m, "merges=%llu splits=%llu\n", bfqd->merge.nr_merges,
+		   bfqd->merge.nr_splits);
 	seq_printf(m, "inject_limit=%u inject_base_us=%llu injected_in_driver=%u injected=%llu for_wakers=%llu\n",
 		   bfqd->inj.learn.limit,
 		   div_u64(bfqd->inj.learn.base_ns, NSEC_PER_USEC),

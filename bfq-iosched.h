@@ -6,6 +6,7 @@
 #ifndef _BFQ_IOSCHED_H
 #define _BFQ_IOSCHED_H
 
+#include <linux/bitops.h>
 #include <linux/blkdev.h>
 #include <linux/blktrace_api.h>
 #include <linux/ioprio.h>
@@ -158,6 +159,25 @@ struct bfq_inject_queue {
 };
 
 /*
+ * Early queue merge state of one queue (bfq-merge.c); bfq_data.lock.
+ * members lists the processes (bfq_io_cq.member_node) whose sync queue
+ * this is, without references (theirs are their sync_bfqq's); pos_node is
+ * on bfq_merge_data.pos_tree while the queue has members and has seen a
+ * request; stable holds one reference (lifetime rules in bfq-merge.c).
+ */
+struct bfq_merge_queue {
+	struct list_head members;
+	unsigned int nr_members;
+	struct rb_node pos_node;
+	sector_t pos;			/* end of its last arrival: the key */
+	unsigned long last_arrival;	/* jiffies */
+	unsigned long born;		/* jiffies */
+	unsigned int close_hits;	/* arrivals in a row near another queue */
+	struct bfq_queue *stable;	/* born with it: to be judged later */
+	bool split_pending;		/* merged, turned seeky: members leave */
+};
+
+/*
  * A process's queue of sync requests, or the shared queue of async requests
  * of one (class, level). Lifetime: see "References" in bfq-iosched.c.
  */
@@ -193,6 +213,22 @@ struct bfq_queue {
 
 	struct bfq_wr_queue wr;
 	struct bfq_inject_queue inj;
+	struct bfq_merge_queue merge;
+};
+
+/*
+ * What a process's own queue was when it merged, restored to the queue it
+ * gets when it splits off (bfq-merge.c); valid only while it is merged.
+ */
+struct bfq_merge_saved {
+	bool valid;
+	u64 think_ns;
+	u32 seek_history;
+	sector_t arrival_end;
+	bool large_burst;
+	enum bfq_wr_kind wr_kind;
+	unsigned int wr_coeff;
+	u64 wr_start_ns, wr_dur_ns;
 };
 
 /*
@@ -209,6 +245,9 @@ struct bfq_io_cq {
 	unsigned short default_ioprio;	/* from the task's nice, at prepare */
 	u64 tag_ask_ns;			/* last sync read's tag request; lockless */
 	unsigned long flags;		/* atomic bitops, lockless */
+	/* On sync_bfqq->merge.members iff sync_bfqq; bfq_data.lock. */
+	struct list_head member_node;
+	struct bfq_merge_saved saved;	/* bfq_data.lock */
 };
 
 /*
@@ -310,6 +349,14 @@ struct bfq_inject_data {
 	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
 };
 
+/* Per device early queue merge state (bfq-merge.c), bfq_data.lock. */
+struct bfq_merge_data {
+	struct rb_root pos_tree;	/* queues by merge.pos */
+	struct bfq_queue *stable_head;	/* first of the births going on; */
+	unsigned long stable_last;	/* no reference, cleared at its free */
+	u64 nr_merges, nr_splits;	/* for debugfs */
+};
+
 /*
  * The shape of the busy groups that are not the root group (rule 13 of
  * bfq-cgroup.c): their weights and busy sync queue counts summed, and
@@ -337,6 +384,7 @@ struct bfq_data {
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */
 	bool idling;			/* idle_timer armed for in_service_bfqq */
+	bool parked;			/* in_service_bfqq emptied, none waits */
 	unsigned int rq_in_driver;	/* dispatched, not finished */
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
@@ -344,6 +392,7 @@ struct bfq_data {
 	struct bfq_seek_cost seek;
 	struct bfq_wr_data wr;
 	struct bfq_inject_data inj;
+	struct bfq_merge_data merge;
 	/*
 	 * Busy sync queues per (class, level) and the number of such pairs
 	 * in use: one pair means the active queues are symmetric.
@@ -370,8 +419,19 @@ struct bfq_data {
 	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
 };
 
-/* bfq-iosched.c, for bfq-cgroup.c. bfq_data.lock. */
+/* bfq-iosched.c, for bfq-cgroup.c and bfq-merge.c. bfq_data.lock. */
+void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
+void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
+		     struct bfq_queue *to);
+
+/* A queue is seeky if more than this many of its last 32 arrivals were. */
+#define BFQ_SEEKY_ARRIVALS	8
+
+static inline bool bfq_seeky(const struct bfq_queue *bfqq)
+{
+	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
+}
 
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
 #define BFQ_VT_SHIFT		22
@@ -502,6 +562,41 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct request *rq, bool injected, u64 now_ns);
 void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq);
 unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget);
+
+void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s);
+void bfq_wr_restore(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    const struct bfq_merge_saved *s, u64 now_ns);
+void bfq_wr_merge(struct bfq_data *bfqd, struct bfq_queue *to,
+		  const struct bfq_queue *from, u64 now_ns);
+
+/* bfq-merge.c: early queue merge and split. bfq_data.lock. */
+enum bfq_merge_why {
+	BFQ_MERGE_CLOSE,		/* its requests land next to another's */
+	BFQ_MERGE_STABLE,		/* born together, kept close */
+};
+
+enum bfq_split_why {
+	BFQ_SPLIT_SEEKY,		/* the merged queue turned seeky */
+	BFQ_SPLIT_IOPRIO,		/* the process changed its ioprio */
+	BFQ_SPLIT_OFF,			/* coop_merge was set to 0 */
+};
+
+void bfq_merge_init(struct bfq_data *bfqd);
+void bfq_merge_queue_init(struct bfq_queue *bfqq);
+void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
+		    struct bfq_queue *bfqq, bool split, u64 now_ns);
+void bfq_merge_leave(struct bfq_data *bfqd, struct bfq_io_cq *bic);
+bool bfq_merge_must_split(const struct bfq_queue *bfqq,
+			  enum bfq_class class_idx, unsigned short level,
+			  enum bfq_split_why *why);
+struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq, sector_t pos,
+				    unsigned int sectors, unsigned long now);
+struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
+				    struct bfq_io_cq *bic,
+				    struct bfq_queue *bfqq, sector_t pos,
+				    unsigned int sectors);
 
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)

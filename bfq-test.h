@@ -33,6 +33,7 @@ static inline struct bfq_data *bfq_test_bfqd(struct kunit *test)
 	spin_lock_init(&bfqd->lock);
 	bfq_wr_init(bfqd);
 	bfq_inject_init(bfqd);
+	bfq_merge_init(bfqd);
 	bfqd->tun.low_latency = 1;
 	bfqd->tun.slice_idle_ns = 8 * NSEC_PER_MSEC;
 	return bfqd;
@@ -52,8 +53,10 @@ static inline struct bfq_queue *bfq_test_queue(struct kunit *test,
 	bfqq->ioprio_level = 4;
 	bfq_entity_init(&bfqq->entity, bfq_ioprio_to_weight(4), BFQ_CLASS_BE);
 	bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
+	INIT_LIST_HEAD(&bfqq->fifo);
 	bfq_wr_queue_init(bfqq);
 	bfq_inject_queue_init(bfqd, bfqq);
+	bfq_merge_queue_init(bfqq);
 	return bfqq;
 }
 

@@ -189,6 +189,49 @@ TRACE_EVENT(bfq_waker,
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
 		      __entry->waker, __entry->old_waker));
 
+TRACE_EVENT(bfq_merge,
+	    TP_PROTO(dev_t dev, pid_t from, pid_t to, unsigned int members,
+		     int why),
+	    TP_ARGS(dev, from, to, members, why),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, from)
+			     __field(pid_t, to)
+			     __field(unsigned int, members)
+			     __field(int, why)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->from = from;
+			   __entry->to = to;
+			   __entry->members = members;
+			   __entry->why = why;),
+	    TP_printk("%d,%d bfq%d into bfq%d members=%u %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->from,
+		      __entry->to, __entry->members,
+		      __print_symbolic(__entry->why,
+				       { BFQ_MERGE_CLOSE, "close" },
+				       { BFQ_MERGE_STABLE, "stable" })));
+
+TRACE_EVENT(bfq_split,
+	    TP_PROTO(dev_t dev, pid_t merged, pid_t own, unsigned int left,
+		     int why),
+	    TP_ARGS(dev, merged, own, left, why),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, merged)
+			     __field(pid_t, own)
+			     __field(unsigned int, left)
+			     __field(int, why)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->merged = merged;
+			   __entry->own = own;
+			   __entry->left = left;
+			   __entry->why = why;),
+	    TP_printk("%d,%d bfq%d from bfq%d left=%u %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->own,
+		      __entry->merged, __entry->left,
+		      __print_symbolic(__entry->why,
+				       { BFQ_SPLIT_SEEKY, "seeky" },
+				       { BFQ_SPLIT_IOPRIO, "ioprio" },
+				       { BFQ_SPLIT_OFF, "coop_merge_off" })));
+
 #endif /* _TRACE_BFQ_H */
 
 #undef TRACE_INCLUDE_PATH

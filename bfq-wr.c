@@ -450,6 +450,79 @@ void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 }
 
+/*
+ * Queue merging (bfq-merge.c): what of @bfqq's low-latency state its
+ * process gets back if it splits off again after merging.
+ */
+void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s)
+{
+	s->large_burst = bfqq->wr.burst == BFQ_BURST_LARGE;
+	s->wr_kind = bfqq->wr.kind;
+	s->wr_coeff = bfqq->wr.coeff;
+	s->wr_start_ns = bfqq->wr.start_ns;
+	s->wr_dur_ns = bfqq->wr.dur_ns;
+}
+
+/* Raise @bfqq as @kind for what is left of a raising begun elsewhere. */
+static void bfq_wr_resume(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  enum bfq_wr_kind kind, unsigned int coeff,
+			  u64 start_ns, u64 dur_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+
+	if (wr->coeff == 1) {
+		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
+		bfqd->wr.nr_raised++;
+	}
+	wr->kind = kind;
+	wr->coeff = coeff;
+	wr->start_ns = start_ns;
+	wr->dur_ns = dur_ns;
+	wr->greedy_turns = 0;
+	bfq_queue_apply_weight(bfqq);
+}
+
+/*
+ * The new queue of a process split off a merged queue gets back the state
+ * it had when it merged: a large burst's membership for its life, a
+ * raising if it has not lapsed meanwhile. It is no new queue to rule 1.
+ */
+void bfq_wr_restore(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    const struct bfq_merge_saved *s, u64 now_ns)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqq->wr.seen_busy = true;
+	if (s->large_burst)
+		bfqq->wr.burst = BFQ_BURST_LARGE;
+	if (s->wr_coeff > 1 && bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq) &&
+	    now_ns - s->wr_start_ns < s->wr_dur_ns)
+		bfq_wr_resume(bfqd, bfqq, s->wr_kind, s->wr_coeff,
+			      s->wr_start_ns, s->wr_dur_ns);
+}
+
+/*
+ * @from merged into @to: @to keeps the stronger raising of the two, the
+ * larger coefficient, or at equal ones the later end, so that no process
+ * of the merged queue loses a raising it was owed by merging.
+ */
+void bfq_wr_merge(struct bfq_data *bfqd, struct bfq_queue *to,
+		  const struct bfq_queue *from, u64 now_ns)
+{
+	const struct bfq_wr_queue *f = &from->wr, *t = &to->wr;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (f->coeff == 1 || now_ns - f->start_ns >= f->dur_ns ||
+	    !bfq_wr_raisable(to) || !bfq_wr_enabled(bfqd))
+		return;
+	if (f->coeff < t->coeff ||
+	    (f->coeff == t->coeff &&
+	     f->start_ns + f->dur_ns <= t->start_ns + t->dur_ns))
+		return;
+	bfq_wr_resume(bfqd, to, f->kind, f->coeff, f->start_ns, f->dur_ns);
+}
+
 /* The lifetime rule: called by bfq_put_queue() before it frees @bfqq. */
 void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -517,8 +590,9 @@ void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors)
 
 /*
  * Rule 3: if @bfqq has nothing queued, nothing in the device and is not
- * in service, its busy period ended at @now_ns. Called where each of those
- * may become true: expiry, request removal, completion.
+ * in service (or is, parked: bfq-iosched.c's bfq_park()), its busy period
+ * ended at @now_ns. Called where each of those may become true: expiry,
+ * request removal, completion, parking.
  */
 void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns)
@@ -528,7 +602,7 @@ void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	lockdep_assert_held(&bfqd->lock);
 
 	if (!bfqq->sync || wr->idle || bfqq->nr_queued || bfqq->nr_in_driver ||
-	    bfqq == bfqd->in_service_bfqq)
+	    (bfqq == bfqd->in_service_bfqq && !bfqd->parked))
 		return;
 	wr->idle = true;
 	wr->idle_since_ns = now_ns;

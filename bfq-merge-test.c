@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of early queue merge (bfq-merge.c), #included at its end:
+ * detection on synthetic arrival streams (interleaved, strided, random,
+ * sequential but far, stale, another class), merge chains of length 1 to
+ * 4 with their members and references, and a split giving a process back
+ * the state it had before it merged. The randomized reference-count
+ * sequence through the real queue allocator is in bfq-iosched-test.c.
+ */
+#include "bfq-test.h"
+
+#define BFQ_MT_QUEUES	4
+#define BFQ_MT_STEPS	1000
+
+/* One arrival: queue @q, @sectors at @pos, @ms after the start. */
+struct bfq_mt_arrival {
+	unsigned int q;
+	sector_t pos;
+	unsigned int sectors;
+	unsigned int ms;
+};
+
+/*
+ * A stream of @nr arrivals made by @gen into @a; the index of the arrival
+ * that must first propose a merge (-1: none must), and the classes.
+ */
+struct bfq_detect_case {
+	const char *desc;
+	unsigned int nr_queues;
+	unsigned int (*gen)(struct bfq_mt_arrival *a);
+	int first_merge;
+	enum bfq_class class_of_q1;
+};
+
+/* 4 processes, each reading every 4th 4 KiB piece of one region. */
+static unsigned int bfq_mt_interleaved(struct bfq_mt_arrival *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		a[i] = (struct bfq_mt_arrival){ i % 4, i * 8, 8, i / 4 };
+	return 64;
+}
+
+/* 2 processes alternating 1 MiB pieces: each one alone is seeky. */
+static unsigned int bfq_mt_strided(struct bfq_mt_arrival *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		a[i] = (struct bfq_mt_arrival){ i % 2, i * 2048, 2048, i };
+	return 16;
+}
+
+/* 4 random 4 KiB readers of 1 GiB (a fixed linear congruential stream). */
+static unsigned int bfq_mt_random(struct bfq_mt_arrival *a)
+{
+	u32 x = 12345;
+	unsigned int i;
+
+	for (i = 0; i < BFQ_MT_STEPS; i++) {
+		x = x * 1664525 + 1013904223;
+		a[i] = (struct bfq_mt_arrival){ i % 4,
+			(sector_t)(x >> 11) * 8 % (SZ_1G >> SECTOR_SHIFT), 8,
+			i / 4 };
+	}
+	return BFQ_MT_STEPS;
+}
+
+/* 2 sequential readers 1 GiB apart. */
+static unsigned int bfq_mt_far(struct bfq_mt_arrival *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		a[i] = (struct bfq_mt_arrival){ i % 2,
+			(i % 2) * (SZ_1G >> SECTOR_SHIFT) + (i / 2) * 256,
+			256, i / 2 };
+	return 64;
+}
+
+/*
+ * Queue 0 reads once, then queue 1 keeps reading where it stopped, long
+ * after: a stale position predicts nothing.
+ */
+static unsigned int bfq_mt_stale(struct bfq_mt_arrival *a)
+{
+	unsigned int i;
+
+	a[0] = (struct bfq_mt_arrival){ 0, 0, 8, 0 };
+	for (i = 1; i < 8; i++)
+		a[i] = (struct bfq_mt_arrival){ 1, 8, 8, 200 + i };
+	return 8;
+}
+
+static const struct bfq_detect_case bfq_detect_cases[] = {
+	/* q1 lands at q0's end at arrivals 1, 5, 9: merged at the third. */
+	{ "interleaved 4 KiB x4", 4, bfq_mt_interleaved, 9, BFQ_CLASS_BE },
+	{ "strided 1 MiB x2", 2, bfq_mt_strided, 5, BFQ_CLASS_BE },
+	{ "random readers", 4, bfq_mt_random, -1, BFQ_CLASS_BE },
+	{ "sequential but far", 2, bfq_mt_far, -1, BFQ_CLASS_BE },
+	{ "close but stale", 2, bfq_mt_stale, -1, BFQ_CLASS_BE },
+	/*
+	 * q1 in another class: q1 and q2 land next to an ineligible queue,
+	 * q3 next to q2 at arrivals 3, 7, 11.
+	 */
+	{ "interleaved, one idle-class", 4, bfq_mt_interleaved, 11,
+	  BFQ_CLASS_IDLE },
+};
+
+BFQ_KUNIT_TABLE(bfq_detect, bfq_detect_cases, bfq_detect_case);
+
+static struct bfq_queue *bfq_mt_queue(struct kunit *test,
+				      struct bfq_data *bfqd, pid_t pid)
+{
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, pid);
+
+	bfqq->ref = 100;
+	bfqq->merge.nr_members = 1;
+	return bfqq;
+}
+
+/* Detection only: bfq_merge_observe() proposes, nothing is merged. */
+static void bfq_merge_detect_table(struct kunit *test)
+{
+	const struct bfq_detect_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *q[BFQ_MT_QUEUES];
+	struct bfq_mt_arrival *a;
+	unsigned long t0 = jiffies;
+	unsigned int i, nr;
+	int first = -1;
+
+	a = kunit_kcalloc(test, BFQ_MT_STEPS, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	for (i = 0; i < c->nr_queues; i++)
+		q[i] = bfq_mt_queue(test, bfqd, 100 + i);
+	q[1]->ioprio_class = c->class_of_q1;
+	nr = c->gen(a);
+	for (i = 0; i < nr && first < 0; i++) {
+		struct bfq_queue *bfqq = q[a[i].q], *cand;
+
+		cand = bfq_merge_observe(bfqd, bfqq, a[i].pos, a[i].sectors,
+					 t0 + msecs_to_jiffies(a[i].ms));
+		if (cand) {
+			first = i;
+			KUNIT_EXPECT_NE(test, cand, bfqq);
+			KUNIT_EXPECT_EQ(test, cand->ioprio_class,
+					bfqq->ioprio_class);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, first, c->first_merge);
+	for (i = 0; i < c->nr_queues; i++)
+		bfq_pos_erase(bfqd, q[i]);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
+}
+
+/* A process: its io context's part for the device, member of @bfqq. */
+static struct bfq_io_cq *bfq_mt_bic(struct kunit *test, struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq)
+{
+	struct bfq_io_cq *bic = kunit_kzalloc(test, sizeof(*bic), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, bic);
+	bfq_get_queue(bfqq);
+	bic->sync_bfqq = bfqq;
+	list_add_tail(&bic->member_node, &bfqq->merge.members);
+	bfqq->merge.nr_members++;
+	return bic;
+}
+
+/*
+ * Chains: q0 into q1, then q1 into q2, ... @len merges. Every process ends
+ * on the last queue, every emptied queue keeps none of their references.
+ */
+static void bfq_merge_chains(struct kunit *test)
+{
+	unsigned int len, i;
+
+	for (len = 1; len <= 4; len++) {
+		struct bfq_data *bfqd = bfq_test_bfqd(test);
+		struct bfq_queue *q[5];
+		struct bfq_io_cq *bic[5];
+
+		for (i = 0; i <= len; i++) {
+			q[i] = bfq_test_queue(test, bfqd, 200 + i);
+			q[i]->ref = 10;
+			bic[i] = bfq_mt_bic(test, bfqd, q[i]);
+		}
+		for (i = 0; i < len; i++)
+			bfq_merge_queues(bfqd, q[i], q[i + 1], BFQ_MERGE_CLOSE);
+		for (i = 0; i <= len; i++) {
+			KUNIT_EXPECT_PTR_EQ(test, bic[i]->sync_bfqq, q[len]);
+			KUNIT_EXPECT_TRUE(test, bic[i]->saved.valid);
+		}
+		for (i = 0; i < len; i++) {
+			KUNIT_EXPECT_EQ(test, q[i]->merge.nr_members, 0U);
+			KUNIT_EXPECT_TRUE(test, list_empty(&q[i]->merge.members));
+			KUNIT_EXPECT_EQ(test, q[i]->ref, 10);
+		}
+		KUNIT_EXPECT_EQ(test, q[len]->merge.nr_members, len + 1);
+		KUNIT_EXPECT_EQ(test, q[len]->ref, 10 + (int)len + 1);
+		KUNIT_EXPECT_EQ(test, bfqd->merge.nr_merges, (u64)len);
+		/* Every process exits: the merged queue's count falls to 0. */
+		for (i = 0; i <= len; i++) {
+			bfq_merge_leave(bfqd, bic[i]);
+			bic[i]->sync_bfqq = NULL;
+			q[len]->ref--;
+		}
+		KUNIT_EXPECT_EQ(test, q[len]->merge.nr_members, 0U);
+		KUNIT_EXPECT_EQ(test, q[len]->ref, 10);
+	}
+}
+
+/*
+ * A raised process merges, the merged queue turns seeky, the process
+ * splits off: its new queue has its think time, seek history and raising
+ * back; one whose raising lapsed meanwhile does not get it back.
+ */
+static void bfq_merge_split_restores(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *a = bfq_test_queue(test, bfqd, 301);
+	struct bfq_queue *b = bfq_test_queue(test, bfqd, 302);
+	struct bfq_queue *c = bfq_test_queue(test, bfqd, 303);
+	struct bfq_queue *d = bfq_test_queue(test, bfqd, 304);
+	struct bfq_io_cq *ba, *bb;
+	enum bfq_split_why why;
+	u64 now = ktime_get_ns();
+
+	a->ref = 10;
+	b->ref = 10;
+	c->ref = 10;
+	d->ref = 10;
+	ba = bfq_mt_bic(test, bfqd, a);
+	bb = bfq_mt_bic(test, bfqd, b);
+	struct bfq_merge_saved raised = {
+		.wr_kind = BFQ_WR_INTERACTIVE, .wr_coeff = 30,
+		.wr_start_ns = now, .wr_dur_ns = NSEC_PER_SEC,
+	};
+
+	a->think_ns = 5 * NSEC_PER_MSEC;
+	a->seek_history = 0x3;
+	bfq_wr_restore(bfqd, a, &raised, now);
+	KUNIT_ASSERT_EQ(test, a->wr.coeff, 30U);
+	b->seek_history = 0xff;
+
+	bfq_merge_queues(bfqd, a, b, BFQ_MERGE_CLOSE);
+	/* b took the stronger raising; its history starts afresh. */
+	KUNIT_EXPECT_EQ(test, b->wr.coeff, 30U);
+	KUNIT_EXPECT_EQ(test, b->seek_history, 0U);
+	KUNIT_EXPECT_FALSE(test, bfq_merge_must_split(b, BFQ_CLASS_BE, 4, &why));
+	KUNIT_EXPECT_TRUE(test, bfq_merge_must_split(b, BFQ_CLASS_BE, 3, &why));
+	KUNIT_EXPECT_EQ(test, why, BFQ_SPLIT_IOPRIO);
+
+	/* Seeky: marked at the next arrival, each member then leaves. */
+	b->seek_history = ~0U;
+	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, b, 0, 8, jiffies));
+	KUNIT_EXPECT_TRUE(test, b->merge.split_pending);
+	KUNIT_EXPECT_TRUE(test, bfq_merge_must_split(b, BFQ_CLASS_BE, 4, &why));
+	KUNIT_EXPECT_EQ(test, why, BFQ_SPLIT_SEEKY);
+
+	bfq_merge_leave(bfqd, ba);
+	ba->sync_bfqq = c;
+	b->ref--;
+	c->ref++;
+	bfq_merge_join(bfqd, ba, c, true, now + NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, c->think_ns, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, c->seek_history, 0x3U);
+	KUNIT_EXPECT_EQ(test, c->wr.coeff, 30U);
+	KUNIT_EXPECT_TRUE(test, c->wr.seen_busy);
+	KUNIT_EXPECT_FALSE(test, ba->saved.valid);
+	/* b has one member left: its own again, nothing pending. */
+	KUNIT_EXPECT_EQ(test, b->merge.nr_members, 1U);
+	KUNIT_EXPECT_FALSE(test, b->merge.split_pending);
+	KUNIT_EXPECT_FALSE(test, bb->saved.valid);
+
+	/* Merge again, split after the raising lapsed: not raised. */
+	bfq_merge_queues(bfqd, c, b, BFQ_MERGE_CLOSE);
+	KUNIT_EXPECT_TRUE(test, ba->saved.valid);
+	b->merge.split_pending = true;
+	bfq_merge_leave(bfqd, ba);
+	ba->sync_bfqq = d;
+	b->ref--;
+	d->ref++;
+	bfq_merge_join(bfqd, ba, d, true, now + 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, d->wr.coeff, 1U);
+	KUNIT_EXPECT_EQ(test, d->think_ns, 5 * NSEC_PER_MSEC);
+
+	bfq_wr_queue_exit(bfqd, a);
+	bfq_wr_queue_exit(bfqd, b);
+	bfq_wr_queue_exit(bfqd, c);
+	bfq_wr_queue_exit(bfqd, d);
+	KUNIT_EXPECT_EQ(test, bfqd->wr.nr_raised, 0U);
+}
+
+/* A process born with its own queue @bfqq, which it holds. */
+static void bfq_mt_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
+			struct bfq_queue *bfqq)
+{
+	bfq_get_queue(bfqq);
+	bic->sync_bfqq = bfqq;
+	bfq_merge_join(bfqd, bic, bfqq, false, 0);
+}
+
+/* Queues born together form a stable pair, judged after the delay. */
+static void bfq_merge_stable_pair(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *a = bfq_test_queue(test, bfqd, 401);
+	struct bfq_queue *b = bfq_test_queue(test, bfqd, 402);
+	struct bfq_queue *c = bfq_test_queue(test, bfqd, 403);
+	struct bfq_io_cq *ba, *bb, *bc;
+	unsigned long t0 = jiffies;
+
+	a->ref = 10;
+	b->ref = 10;
+	c->ref = 10;
+	ba = kunit_kzalloc(test, sizeof(*ba), GFP_KERNEL);
+	bb = kunit_kzalloc(test, sizeof(*bb), GFP_KERNEL);
+	bc = kunit_kzalloc(test, sizeof(*bc), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, ba && bb && bc);
+	bfq_mt_join(bfqd, ba, a);
+	bfq_mt_join(bfqd, bb, b);
+	KUNIT_EXPECT_PTR_EQ(test, b->merge.stable, a);
+	KUNIT_EXPECT_EQ(test, a->ref, 12);	/* its process, b's pair */
+
+	/* 2 MiB apart, never close: not merged before the delay... */
+	a->merge.born = t0;
+	b->merge.born = t0;
+	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, a, 0, 8, t0));
+	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, b, 4096, 8, t0));
+	/* ...and proposed after it, both still reading one region. */
+	t0 += msecs_to_jiffies(BFQ_STABLE_DELAY_MS);
+	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, a, 8, 8, t0));
+	KUNIT_EXPECT_PTR_EQ(test, bfq_merge_observe(bfqd, b, 4104, 8, t0), a);
+	bfq_merge_queues(bfqd, b, a, BFQ_MERGE_STABLE);
+	KUNIT_EXPECT_NULL(test, b->merge.stable);
+	KUNIT_EXPECT_EQ(test, a->ref, 12);	/* two processes */
+	KUNIT_EXPECT_EQ(test, b->ref, 10);
+
+	/* A third one born long after is nobody's pair: a new head. */
+	bfqd->merge.stable_last = t0 - msecs_to_jiffies(1000);
+	bfq_mt_join(bfqd, bc, c);
+	KUNIT_EXPECT_NULL(test, c->merge.stable);
+	KUNIT_EXPECT_PTR_EQ(test, bfqd->merge.stable_head, c);
+	bfq_merge_leave(bfqd, bc);
+	bfq_merge_leave(bfqd, ba);
+	bfq_merge_leave(bfqd, bb);
+	KUNIT_EXPECT_EQ(test, a->merge.nr_members, 0U);
+	KUNIT_EXPECT_EQ(test, c->merge.nr_members, 0U);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
+}
+
+static struct kunit_case bfq_merge_cases[] = {
+	KUNIT_CASE_PARAM(bfq_merge_detect_table, bfq_detect_gen_params),
+	KUNIT_CASE(bfq_merge_chains),
+	KUNIT_CASE(bfq_merge_split_restores),
+	KUNIT_CASE(bfq_merge_stable_pair),
+	{}
+};
+
+static struct kunit_suite bfq_merge_suite = {
+	.name = "bfq_merge",
+	.test_cases = bfq_merge_cases,
+};
+
+kunit_test_suite(bfq_merge_suite);
