@@ -50,7 +50,7 @@ for c in qemu-system-x86_64 busybox fio cpio gcc; do
 done
 
 sdir=$BFQ_TOP/tests/stress
-ALL=(sched-switch dev-remove cgroup fork-storm interleave tunables ionice hostile stacked)
+ALL=(sched-switch dev-remove cgroup fork-storm interleave tunables ionice hostile stacked merge)
 DEBIAN=(sched-switch fork-storm tunables)
 if [ -n "${STRESS_SCENARIOS:-}" ]; then
 	IFS=, read -r -a ALL <<< "$STRESS_SCENARIOS"
@@ -93,15 +93,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "${STRESS_REPARSE:-}" ]; then
 	base=$(vm_base_initramfs "$KVER")
-	gcc -static -O2 -Wall -o "$work/cloneio" "$sdir/cloneio.c" ||
-		die "cannot build tests/stress/cloneio.c (gcc -static: libc6-dev)"
+	for t in cloneio mergeio; do
+		gcc -static -O2 -Wall -o "$work/$t" "$sdir/$t.c" ||
+			die "cannot build tests/stress/$t.c (gcc -static: libc6-dev)"
+	done
 	kocopy=
 	if [[ " $boots " == *" debian "* ]]; then
 		cp "$ko" "$work/bfq.ko"
 		kocopy=$work/bfq.ko
 	fi
 	vm_overlay "$KVER" "$work/overlay.cpio" "$kocopy" \
-		"$BFQ_TOP/tests/vm/lib.sh" "$sdir"/*.sh "$work/cloneio"
+		"$BFQ_TOP/tests/vm/lib.sh" "$sdir"/*.sh "$work/cloneio" "$work/mergeio"
 	cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 	# boot LABEL SECS SCENARIO...: one boot running the scenarios, SECS each;
