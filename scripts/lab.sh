@@ -14,6 +14,10 @@
 # report build/lab/report.md with its plots (tests/lab/report.py, over
 # every kernel's results present). Exits 1 when a line is a FAIL.
 #
+# LAB_GUEST_ENV="LAB_ROUNDS=1 LAB_SECS=5" passes variables to the guest
+# scripts (through the kernel command line: init's environment); each
+# script's header names those it reads.
+#
 # A VM must not share the machine's two cores with another one that is
 # timing something: run it under flock /tmp/bfq-vm.lock when others do.
 set -euo pipefail
@@ -88,7 +92,7 @@ log "booting $KVER for the lab: ${exps[*]} (at most ${wd}s; log: $logf)"
 t0=$(date +%s)
 set +e
 vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((wd + 60)) \
-	"vmtests=${list#,} vmtimeout=300 vmwd=$wd"
+	"vmtests=${list#,} vmtimeout=300 vmwd=$wd ${LAB_GUEST_ENV:-}"
 set -e
 t1=$(date +%s)
 clean=$(tr -d '\r' < "$logf")

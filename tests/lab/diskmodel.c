@@ -764,6 +764,22 @@ static void wait_attached(const char *dev, pid_t client)
 	die("%s: not attached after 10 s", dev);
 }
 
+/*
+ * The server and the client outlive the launcher: they must not hold its
+ * output open (a caller reading it through a pipe would wait for them).
+ * Their messages go to the kernel log.
+ */
+static void detach_stdio(void)
+{
+	int null = open("/dev/null", O_RDWR), kmsg = open("/dev/kmsg", O_WRONLY);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(kmsg >= 0 ? kmsg : null, 2);
+	}
+}
+
 static void attach(const char *dev, const struct model_params *p,
 		   const char *stats_path)
 {
@@ -785,6 +801,7 @@ static void attach(const char *dev, const struct model_params *p,
 	if (server == 0) {
 		close(sv[1]);
 		setsid();
+		detach_stdio();
 		s.fd = sv[0];
 		serve(&s, stats_path);
 		exit(0);
@@ -796,6 +813,7 @@ static void attach(const char *dev, const struct model_params *p,
 		die("fork: %s", strerror(errno));
 	if (client == 0) {
 		setsid();
+		detach_stdio();
 		run_client(dev, sv[1], p);
 	}
 	close(sv[1]);

@@ -78,17 +78,22 @@ lab_cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 lab_fio() { fio --output-format=terse --terse-version=3 --output=/tmp/lab.t "$@"; }
 lab_t() { cut -d';' -f"$1" /tmp/lab.t | head -1; }
 
+# Busybox awk has no math library: sqrt by Newton's method, for the
+# awk programs that compute confidence intervals ($LAB_AWK_SQRT first).
+LAB_AWK_SQRT='function sqrt_(x,  r, i) { if (x <= 0) return 0; r = x < 1 ? 1 : x
+	for (i = 0; i < 100; i++) r = (r + x / r) / 2; return r }'
+
 mean() { awk '{ s += $1; n++ } END { if (n) printf "%.2f\n", s / n; else print "nan" }'; }
 # ci95: the half-width of the 95% confidence interval of the mean
 # (Student's t for n-1 degrees of freedom, n <= 10; 1.96 beyond).
 ci95() {
-	awk '{ v[++n] = $1; s += $1 }
+	awk "$LAB_AWK_SQRT"'{ v[++n] = $1; s += $1 }
 	END {
 		if (n < 2) { print "nan"; exit }
 		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26", t, " ")
 		m = s / n
-		for (i = 1; i <= n; i++) q += (v[i] - m) ^ 2
-		printf "%.2f\n", ((n - 1 <= 9) ? t[n - 1] : 1.96) * sqrt(q / (n - 1) / n)
+		for (i = 1; i <= n; i++) q += (v[i] - m) * (v[i] - m)
+		printf "%.2f\n", ((n - 1 <= 9) ? t[n - 1] : 1.96) * sqrt_(q / (n - 1) / n)
 	}'
 }
 

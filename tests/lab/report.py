@@ -133,7 +133,8 @@ def plot_exp1(labdir, kver, data):
         if pts:
             pts.sort()
             ax.errorbar(range(len(pts)), [p[1] for p in pts],
-                        yerr=[p[2] for p in pts], marker="o", capsize=3,
+                        yerr=[p[2] if p[2] == p[2] else 0 for p in pts],
+                        marker="o", capsize=3,
                         label="bfq (%s)" % s)
     for s in ("mq-deadline", "kyber", "none"):
         for d in rows:
