@@ -101,7 +101,7 @@ for e in "${exps[@]}"; do
 	r=$(sed -n "s/.*VMTEST-RESULT $e \(PASS\|FAIL\) .*/\1/p" <<< "$clean" | head -1)
 	emit "${r:-FAIL}" "$e"
 	[ "$r" = PASS ] || grep -F "[$e] " <<< "$clean" |
-		grep -E 'not ok|killed after|BENCH-ERROR' | head -10 | sed 's/^/   /'
+		grep -E 'not ok|killed after|BENCH-ERROR' | head -10 | sed 's/^/   /' || true
 	[ -n "$r" ] || echo "   ($e never reported: guest crashed or hung)"
 	# Its tables and data, without the script's prefix.
 	sed -n "s/^\[$e\] //p" <<< "$clean" |

@@ -51,7 +51,4 @@ for s in $(lab_scheds); do
 		lab_data exp1 "sched=$s max_budget=$b mbps=$m ci=$ci peak=$peak"
 	done
 done
-lab_end
-unload_bfq
-lab_stop
-finish
+lab_done

@@ -83,7 +83,4 @@ for s in $(lab_scheds); do
 		done ;;
 	esac
 done
-lab_end
-unload_bfq
-lab_stop
-finish
+lab_done

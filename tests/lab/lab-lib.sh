@@ -12,7 +12,8 @@
 #   lab_sched S            S: ours, stock (our or the stock bfq.ko's bfq),
 #                          bfq, mq-deadline, kyber, none
 #   lab_scheds             the schedulers an experiment compares, one line
-#   lab_table NAME         start a table (LAB-TABLE-BEGIN NAME); lab_end
+#   lab_table NAME         start a table (LAB-TABLE-BEGIN NAME); lab_end;
+#                          lab_done ends it and the script
 #   lab_data EXP K=V...    one machine-readable result (LAB-DATA lines),
 #                          read by tests/lab/report.py
 #   lab_cold               drop the page cache
@@ -69,6 +70,8 @@ lab_scheds() { echo "$LAB_SCHEDS"; }
 
 lab_table() { echo "LAB-TABLE-BEGIN $1"; }
 lab_end() { echo "LAB-TABLE-END"; }
+# lab_done: end the table, unload bfq, detach the model, report the checks.
+lab_done() { lab_end; unload_bfq; lab_stop; finish; }
 lab_data() { local e=$1; shift; echo "LAB-DATA $e $*"; }
 
 lab_cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
