@@ -1,9 +1,10 @@
 #!/bin/bash
 # run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
 # under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
-# (NAME: cost, scaling, share, latency, groups). Not pass/fail: each prints a table, which
-# is shown here and saved to build/bench/NAME-KVER.txt; the guest log is
-# kept in build/bench/NAME-KVER-<time>.log.
+# (NAME: cost, scaling, share, latency, groups, cgshare). Not pass/fail:
+# each prints a table, which is shown here and saved to
+# build/bench/NAME-KVER.txt; the guest log is kept in
+# build/bench/NAME-KVER-<time>.log.
 #
 # Our build/KVER/bfq.ko is used as it is (run 'make KVER=...' first); the
 # stock bfq.ko, mq-deadline and none come from the cached Debian kernel.
@@ -23,9 +24,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups ...}
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare ...}
 shift
-[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups ..."
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare ..."
 bdir=$BFQ_TOP/scripts/bench
 for n in "$@"; do
 	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"
@@ -47,7 +48,8 @@ ours="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c
 gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
 	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
 vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
-	"$BFQ_TOP/tests/vm/lib.sh" "$bdir"/guest-*.sh \
+	"$BFQ_TOP/tests/vm/lib.sh" "$BFQ_TOP/tests/vm/cgroup-share.sh" \
+	"$bdir"/guest-*.sh \
 	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
