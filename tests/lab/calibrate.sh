@@ -12,7 +12,8 @@
 #          (diskmodel -E)
 # then fio --verify on the model (written data read back, crc32c).
 #
-# Tolerances: the rates within 10% of the model's; the random IOPS within
+# Tolerances: the rates within 10% of the model's (when the path can carry
+# twice the outer rate, see below); the random IOPS within
 # 10% of 1 / (the model's mean service time + the path's time per request
 # at depth 1), the raw ratio printed beside it. On a real disk
 # (LAB_DEV=sdX) the table is printed and the model's columns are what a
@@ -80,10 +81,17 @@ lab_data calibration "measure=path-seq-1M-MB/s model=- measured=$path_mbps"
 lab_data calibration "measure=path-4k-qd1-extra-ms model=- measured=$path_ms"
 lab_end
 
-check "outer rate $outer MB/s within 10% of $(exp seq_outer_MBps)" \
-	within $outer $(exp seq_outer_MBps) 0.10
-check "inner rate $inner MB/s within 10% of $(exp seq_inner_MBps)" \
-	within $inner $(exp seq_inner_MBps) 0.10
+# The rates are only asserted when the path could carry twice the outer
+# one: beside another VM on a 2-core host it moved 29 MB/s (253 alone),
+# and then it is the host, not the model, that the rates measure.
+if awk -v p=$path_mbps -v o=$(exp seq_outer_MBps) 'BEGIN { exit !(p >= 2 * o) }'; then
+	check "outer rate $outer MB/s within 10% of $(exp seq_outer_MBps)" \
+		within $outer $(exp seq_outer_MBps) 0.10
+	check "inner rate $inner MB/s within 10% of $(exp seq_inner_MBps)" \
+		within $inner $(exp seq_inner_MBps) 0.10
+else
+	echo "rates not checked: the path moves only $path_mbps MB/s (a loaded host?)"
+fi
 check "random 4k $iops IOPS within 10% of $seen_iops (model + path)" \
 	within $iops $seen_iops 0.10
 
