@@ -656,6 +656,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_cg_stat_queued(bfqq->bfqg, rq, 1);
 	bfqq->nr_queued++;
 	bfqd->nr_queued++;
+	bfq_merge_count_bios(bfqq, rq, 1);
 	bfq_update_seek_history(bfqq, rq);
 
 	if (bfqq == bfqd->in_service_bfqq) {
@@ -709,6 +710,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	bfq_cg_stat_queued(bfqq->bfqg, rq, -1);
 	bfqq->nr_queued--;
 	bfqd->nr_queued--;
+	bfq_merge_count_bios(bfqq, rq, -1);
 
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
 		bfq_entity_deactivate(&bfqq->entity);
@@ -791,9 +793,12 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 	struct request *oldest = list_first_entry(&bfqq->fifo, struct request,
 						  queuelist);
 
+	struct request *rq;
+
 	if (time_after_eq64(get_jiffies_64(), oldest->fifo_time))
 		return oldest;
-	return bfq_closest_rq(bfqd, bfqq, bfqq->next_pos);
+	rq = bfq_merge_laggard(bfqq);
+	return rq ?: bfq_closest_rq(bfqd, bfqq, bfqq->next_pos);
 }
 
 /* ------------------------------------------------------------------ */
@@ -979,10 +984,22 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	return bfqd->in_service_bfqq;
 }
 
-/* strict_guarantees: one request at a time in the device. */
-static bool bfq_device_must_drain(struct bfq_data *bfqd)
+/*
+ * The device holds all the requests it can take at once: one with
+ * strict_guarantees, else its driver's tags. A request handed over beyond
+ * that would only wait in blk-mq's own dispatch list, where no bio merges
+ * into it and no other queue can be chosen before it; kept here instead,
+ * the next bios of cooperating processes grow it (a merged queue's 4 KiB
+ * reads become one larger request on a device that serves one at a time)
+ * and the choice of what goes next is made when the device can take it.
+ * bfq_finish_request() runs the queue again when a request leaves.
+ */
+static bool bfq_device_full(struct bfq_data *bfqd)
 {
-	return READ_ONCE(bfqd->tun.strict_guarantees) && bfqd->rq_in_driver;
+	unsigned int room = READ_ONCE(bfqd->tun.strict_guarantees) ? 1 :
+			    READ_ONCE(bfqd->driver_depth);
+
+	return room && bfqd->rq_in_driver >= room;
 }
 
 static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
@@ -1067,6 +1084,8 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			bfq_expire(bfqd, BFQ_EXP_BUDGET);
 			continue;
 		}
+		if (bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
+			return NULL;
 		bfq_dispatch_rq(bfqd, bfqq, rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
@@ -1086,7 +1105,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	spin_lock_irq(&bfqd->lock);
 	/* A requeued request waits its turn too: it goes back at the head. */
-	if (bfq_device_must_drain(bfqd)) {
+	if (bfq_device_full(bfqd)) {
 		bfqd->kick_on_finish = true;
 		rq = NULL;
 		goto out;
@@ -1290,7 +1309,7 @@ static void bfq_finish_request(struct request *rq)
 		rq->elv.priv[0] = NULL;
 		rq->elv.priv[1] = NULL;
 		bfq_put_queue(bfqq);
-		kick = bfqd->kick_on_finish && !bfqd->rq_in_driver;
+		kick = bfqd->kick_on_finish && !bfq_device_full(bfqd);
 		if (kick)
 			bfqd->kick_on_finish = false;
 		spin_unlock_irqrestore(&bfqd->lock, flags);
@@ -1379,7 +1398,7 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	struct bfq_data *bfqd = q->elevator->elevator_data;
 	struct bfq_io_cq *bic = NULL;
 	struct request *free = NULL;
-	bool merged;
+	bool merged, kick;
 
 	rcu_read_lock();
 	if (op_is_sync(bio->bi_opf))
@@ -1390,11 +1409,18 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	bfqd->merge_bfqq = bic && !bic->exited ? bic->sync_bfqq : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	bfqd->merge_bfqq = NULL;
+	/* The piece bfq-merge.c's rule G waited for: serve it now. */
+	kick = merged && hrtimer_active(&bfqd->gather_timer) &&
+	       bfqd->in_service_bfqq && !bfqd->in_service_bfqq->nr_in_driver &&
+	       bfqd->in_service_bfqq->merge.bios_queued >=
+	       bfqd->in_service_bfqq->merge.nr_members;
 	spin_unlock_irq(&bfqd->lock);
 	rcu_read_unlock();
 
 	if (free)
 		blk_mq_free_request(free);
+	if (kick)
+		blk_mq_run_hw_queues(q, true);
 	return merged;
 }
 
@@ -1407,6 +1433,7 @@ static void bfq_request_merged(struct request_queue *q, struct request *rq,
 	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(bfqq->bfqg, rq);
+	bfqq->merge.bios_queued++;
 	if (type != ELEVATOR_FRONT_MERGE)
 		return;
 	elv_rb_del(&bfqq->sort_list, rq);
@@ -1424,6 +1451,8 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 	if (!(rq_state(next) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);
+	if (rq_state(rq) & BFQ_RQ_QUEUED)
+		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
 	/* Within one queue, @rq inherits the earlier deadline and position. */
 	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
 	    time_before64(next->fifo_time, rq->fifo_time)) {
@@ -1547,6 +1576,31 @@ static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
 }
 
+/*
+ * Requests the driver takes at once: its tags, per hardware queue unless
+ * shared between them, polled queues left out (no bio of ours goes
+ * there). A tag set shared with other devices (a SCSI host) gives us
+ * fewer, and a driver with a dispatch budget (SCSI's per-device queue
+ * depth) refuses earlier: both leave requests with us by themselves, the
+ * limit here is only an upper bound.
+ */
+static unsigned int bfq_driver_depth(struct request_queue *q)
+{
+	struct blk_mq_tag_set *set = q->tag_set;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned int depth = 0;
+	unsigned long i;
+
+	if (!set)
+		return 0;
+	if (set->flags & BLK_MQ_F_TAG_HCTX_SHARED)
+		return set->queue_depth;
+	queue_for_each_hw_ctx(q, hctx, i)
+		if (hctx->type != HCTX_TYPE_POLL)
+			depth += set->queue_depth;
+	return depth;
+}
+
 /* Called at hctx init and when nr_requests changes. */
 static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
@@ -1560,6 +1614,7 @@ static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	WRITE_ONCE(bfqd->shared_depth,
 		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+	WRITE_ONCE(bfqd->driver_depth, bfq_driver_depth(hctx->queue));
 }
 
 static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
@@ -1665,6 +1720,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 	int class, level;
 
 	hrtimer_cancel(&bfqd->idle_timer);
+	bfq_merge_exit(bfqd);
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
 		bfq_expire(bfqd, BFQ_EXP_EMPTY);
@@ -1955,9 +2011,10 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 	unsigned int i;
 
 	spin_lock_irq(&bfqd->lock);
-	seq_printf(m, "peak_sectors_per_sec=%llu samples=%u max_budget=%u rq_in_driver=%u hw_queueing=%d\n",
+	seq_printf(m, "peak_sectors_per_sec=%llu samples=%u max_budget=%u rq_in_driver=%u driver_depth=%u hw_queueing=%d\n",
 		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
-		   bfq_max_budget(bfqd), bfqd->rq_in_driver, bfqd->hw_queueing);
+		   bfq_max_budget(bfqd), bfqd->rq_in_driver,
+		   bfqd->driver_depth, bfqd->hw_queueing);
 	/* Rule 4 of bfq-budget.c: what requests served alone took. */
 	seq_printf(m, "seeks_cost=%d\n", bfq_seek_costly(sc));
 	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {

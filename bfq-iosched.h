@@ -175,6 +175,7 @@ struct bfq_merge_queue {
 	unsigned int close_hits;	/* arrivals in a row near another queue */
 	struct bfq_queue *stable;	/* born with it: to be judged later */
 	bool split_pending;		/* merged, turned seeky: members leave */
+	int bios_queued;		/* bios in its queued requests */
 };
 
 /*
@@ -377,6 +378,7 @@ struct bfq_data {
 	unsigned int async_depth;
 	unsigned int sync_write_depth;
 	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
+	unsigned int driver_depth;	/* requests the device takes at once */
 	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
 	u64 raised_io_ns;		/* last arrival or completion, raised */
@@ -417,6 +419,7 @@ struct bfq_data {
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct bfq_queue fallback_bfqq;	/* when allocation fails; never freed */
 	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
+	struct hrtimer gather_timer;	/* bfq-merge.c rule G: dispatch again */
 };
 
 /* bfq-iosched.c, for bfq-cgroup.c and bfq-merge.c. bfq_data.lock. */
@@ -582,6 +585,12 @@ enum bfq_split_why {
 };
 
 void bfq_merge_init(struct bfq_data *bfqd);
+void bfq_merge_exit(struct bfq_data *bfqd);
+void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
+			  int sign);
+bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      u64 now_ns);
+struct request *bfq_merge_laggard(struct bfq_queue *bfqq);
 void bfq_merge_queue_init(struct bfq_queue *bfqq);
 void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,

@@ -3,8 +3,10 @@
  * KUnit tests of early queue merge (bfq-merge.c), #included at its end:
  * detection on synthetic arrival streams (interleaved, strided, random,
  * sequential but far, stale, another class), merge chains of length 1 to
- * 4 with their members and references, and a split giving a process back
- * the state it had before it merged. The randomized reference-count
+ * 4 with their members and references, a split giving a process back
+ * the state it had before it merged, and the dispatch rules of merged
+ * queues: gathering the members' pieces (rule G) and laggards first
+ * (rule L). The randomized reference-count
  * sequence through the real queue allocator is in bfq-iosched-test.c.
  */
 #include "bfq-test.h"
@@ -144,7 +146,7 @@ static void bfq_merge_detect_table(struct kunit *test)
 					 t0 + msecs_to_jiffies(a[i].ms));
 		if (cand) {
 			first = i;
-			KUNIT_EXPECT_NE(test, cand, bfqq);
+			KUNIT_EXPECT_PTR_NE(test, cand, bfqq);
 			KUNIT_EXPECT_EQ(test, cand->ioprio_class,
 					bfqq->ioprio_class);
 		}
@@ -352,7 +354,148 @@ static void bfq_merge_stable_pair(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
 }
 
+/*
+ * Rule G: a merged queue's next dispatch waits for its members' pieces, at
+ * most twice its think time after its last completion, within
+ * [BFQ_GATHER_MIN_US, slice_idle / BFQ_GATHER_SLICE_DIV].
+ */
+struct bfq_gather_case {
+	const char *desc;
+	unsigned int members;
+	unsigned int in_driver;
+	int bios;
+	u64 think_us;
+	u64 slice_us;
+	u64 done_ago_us;	/* U64_MAX: never completed */
+	bool hold;
+};
+
+static const struct bfq_gather_case bfq_gather_cases[] = {
+	{ "own queue", 1, 0, 0, 300, 8000, 100, false },
+	{ "pieces missing", 4, 0, 1, 300, 8000, 100, true },
+	{ "all pieces in", 4, 0, 4, 300, 8000, 100, false },
+	{ "more bios than members", 2, 0, 5, 300, 8000, 100, false },
+	{ "a piece in the device", 4, 1, 1, 300, 8000, 100, false },
+	{ "2 x think time over", 4, 0, 3, 300, 8000, 601, false },
+	{ "just within 2 x think", 4, 0, 3, 300, 8000, 599, true },
+	{ "short thinker: 50 us floor", 4, 0, 0, 5, 8000, 49, true },
+	{ "short thinker: floor over", 4, 0, 0, 5, 8000, 51, false },
+	{ "slow thinker: slice_idle / 4", 4, 0, 1, 5000, 8000, 1999, true },
+	{ "slow thinker: cap over", 4, 0, 1, 5000, 8000, 2001, false },
+	{ "cap below the floor", 4, 0, 1, 5, 100, 24, true },
+	{ "cap below the floor, over", 4, 0, 1, 5, 100, 26, false },
+	{ "slice_idle 0: off", 4, 0, 1, 300, 0, 1, false },
+	{ "no completion yet", 4, 0, 1, 300, 8000, U64_MAX, false },
+};
+
+BFQ_KUNIT_TABLE(bfq_gather, bfq_gather_cases, bfq_gather_case);
+
+static void bfq_merge_gather_table(struct kunit *test)
+{
+	const struct bfq_gather_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 300);
+	u64 now_ns = 10ULL * NSEC_PER_SEC;
+	bool hold;
+
+	bfqd->tun.slice_idle_ns = c->slice_us * NSEC_PER_USEC;
+	bfqq->merge.nr_members = c->members;
+	bfqq->nr_in_driver = c->in_driver;
+	bfqq->merge.bios_queued = c->bios;
+	bfqq->think_ns = c->think_us * NSEC_PER_USEC;
+	bfqq->last_done_ns = c->done_ago_us == U64_MAX ? 0 :
+			     now_ns - c->done_ago_us * NSEC_PER_USEC;
+	spin_lock_irq(&bfqd->lock);
+	hold = bfq_merge_gather(bfqd, bfqq, now_ns);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_EQ(test, hold, c->hold);
+	/* Nothing armed when it does not hold; an armed wait is cancelled. */
+	if (!hold)
+		KUNIT_EXPECT_FALSE(test, hrtimer_active(&bfqd->gather_timer));
+	bfq_merge_exit(bfqd);
+}
+
+/* Rule G's count: the bios of the queued requests, 0 once empty. */
+static void bfq_merge_bio_count(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 301);
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	struct bio *bio = kunit_kcalloc(test, 3, sizeof(*bio), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio[0].bi_next = &bio[1];
+	bio[1].bi_next = &bio[2];
+	rq->bio = &bio[0];
+	rq->biotail = &bio[2];
+	bfqq->nr_queued = 1;
+	bfq_merge_count_bios(bfqq, rq, 1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 3);
+	bfqq->nr_queued = 2;
+	bfq_merge_count_bios(bfqq, rq, 1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 6);
+	bfqq->nr_queued = 1;
+	bfq_merge_count_bios(bfqq, rq, -1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 3);
+	/* Uncounted bios never drive it below 0... */
+	bfqq->merge.bios_queued = 1;
+	bfq_merge_count_bios(bfqq, rq, -1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 0);
+	/* ...and an empty queue counts none. */
+	bfqq->merge.bios_queued = 7;
+	bfqq->nr_queued = 0;
+	bfq_merge_count_bios(bfqq, rq, -1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 0);
+}
+
+/* Rule L: a merged queue's lowest piece behind the head, in the region. */
+struct bfq_laggard_case {
+	const char *desc;
+	unsigned int members;
+	sector_t next_pos;
+	sector_t pos[3];	/* queued requests; 0 ends the list */
+	int want;		/* index in pos[], -1: none */
+};
+
+static const struct bfq_laggard_case bfq_laggard_cases[] = {
+	{ "own queue", 1, 1000, { 900, 1008 }, -1 },
+	{ "laggard behind", 4, 1000, { 968, 1008, 1016 }, 0 },
+	{ "lowest of two behind", 4, 1000, { 1008, 960, 992 }, 1 },
+	{ "all ahead", 4, 1000, { 1008, 1040 }, -1 },
+	{ "at the head is not behind", 4, 1000, { 1000, 1040 }, -1 },
+	{ "too far behind", 4, 100000, { 100000 - 8193, 100008 }, -1 },
+	{ "just within the region", 4, 100000, { 100000 - 8192, 100008 }, 0 },
+};
+
+BFQ_KUNIT_TABLE(bfq_laggard, bfq_laggard_cases, bfq_laggard_case);
+
+static void bfq_merge_laggard_table(struct kunit *test)
+{
+	const struct bfq_laggard_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 302);
+	struct request *rq[3] = { };
+	unsigned int i;
+
+	bfqq->merge.nr_members = c->members;
+	bfqq->next_pos = c->next_pos;
+	bfqq->sort_list = RB_ROOT;
+	for (i = 0; i < ARRAY_SIZE(c->pos) && c->pos[i]; i++) {
+		rq[i] = kunit_kzalloc(test, sizeof(*rq[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, rq[i]);
+		rq[i]->__sector = c->pos[i];
+		rq[i]->__data_len = 8 << SECTOR_SHIFT;
+		elv_rb_add(&bfqq->sort_list, rq[i]);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, bfq_merge_laggard(bfqq),
+			    c->want < 0 ? NULL : rq[c->want]);
+}
+
 static struct kunit_case bfq_merge_cases[] = {
+	KUNIT_CASE_PARAM(bfq_merge_gather_table, bfq_gather_gen_params),
+	KUNIT_CASE(bfq_merge_bio_count),
+	KUNIT_CASE_PARAM(bfq_merge_laggard_table, bfq_laggard_gen_params),
 	KUNIT_CASE_PARAM(bfq_merge_detect_table, bfq_detect_gen_params),
 	KUNIT_CASE(bfq_merge_chains),
 	KUNIT_CASE(bfq_merge_split_restores),

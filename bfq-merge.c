@@ -85,10 +85,32 @@
  *  - requests moved to the merged queue take a reference on it and drop
  *    theirs on the old one (bfq_move_queued()).
  *
+ * Gathering (rule G): a merged queue's request that carried the pieces of
+ * k members brings k new pieces right after it completes, one from each
+ * member as it wakes. Handed to the device one by one, each goes out
+ * alone as a small request and the members drift apart; held until all
+ * members' pieces are queued, they merge into one request and the members
+ * stay in step. So while a merged queue has nothing in the device and
+ * fewer queued bios than members, its next dispatch waits, at most
+ * twice its think time after its last completion (never less than
+ * BFQ_GATHER_MIN_US, never more than slice_idle / BFQ_GATHER_SLICE_DIV;
+ * slice_idle = 0 turns it off with idling). bfq_data.gather_timer runs
+ * the queue again when the wait ends; a bio that completes the gathering
+ * runs it at once (bfq_bio_merge()).
+ *
+ * Laggards first (rule L): in a merged queue, a member whose piece lies
+ * behind the head, within BFQ_STABLE_REGION_SECTORS, is served before
+ * those ahead. Served in plain position order, the members ahead keep
+ * the head moving away from it and it waits for its FIFO deadline, while
+ * its piece is the one missing between theirs; served first, it catches
+ * up, its pieces fill the gaps and rule G gathers all the members again.
+ *
  * Everything here can be switched off with the module parameter
  * coop_merge=0 (/sys/module/bfq/parameters/coop_merge): no new merge is
  * made, merged queues split at their members' next requests.
  */
+#include <linux/blk-mq.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -128,6 +150,14 @@
  */
 #define BFQ_STABLE_REGION_SECTORS	8192
 
+/*
+ * Rule G's shortest wait: woken processes take tens of us to issue their
+ * next request even on an idle CPU.
+ */
+#define BFQ_GATHER_MIN_US		50
+/* Rule G waits at most this fraction of slice_idle. */
+#define BFQ_GATHER_SLICE_DIV		4
+
 static bool coop_merge = true;
 module_param(coop_merge, bool, 0644);
 MODULE_PARM_DESC(coop_merge,
@@ -138,9 +168,89 @@ static bool bfq_merge_enabled(void)
 	return READ_ONCE(coop_merge);
 }
 
+static enum hrtimer_restart bfq_gather_timer_fn(struct hrtimer *timer)
+{
+	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
+					     gather_timer);
+
+	blk_mq_run_hw_queues(bfqd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
 void bfq_merge_init(struct bfq_data *bfqd)
 {
 	bfqd->merge.pos_tree = RB_ROOT;
+	hrtimer_init(&bfqd->gather_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	bfqd->gather_timer.function = bfq_gather_timer_fn;
+}
+
+/* No dispatch left to run: the elevator is going. */
+void bfq_merge_exit(struct bfq_data *bfqd)
+{
+	hrtimer_cancel(&bfqd->gather_timer);
+}
+
+/* @rq, with its bios, joins (@sign 1) or leaves (-1) @bfqq's queue. */
+void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
+			  int sign)
+{
+	struct bio *bio;
+	int n = 0;
+
+	__rq_for_each_bio(bio, rq)
+		n++;
+	bfqq->merge.bios_queued += sign * n;
+	/*
+	 * A bio merged into a request that then merged with the next one is
+	 * never counted by itself; the count is exact again once empty.
+	 */
+	if (bfqq->merge.bios_queued < 0 || !bfqq->nr_queued)
+		bfqq->merge.bios_queued = 0;
+}
+
+/* Rule L: the merged queue's lowest request if it lags behind its head. */
+struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
+{
+	struct rb_node *first;
+	struct request *rq;
+
+	if (bfqq->merge.nr_members < 2)
+		return NULL;
+	first = rb_first(&bfqq->sort_list);
+	if (!first)
+		return NULL;
+	rq = rb_entry_rq(first);
+	if (blk_rq_pos(rq) >= bfqq->next_pos ||
+	    bfqq->next_pos - blk_rq_pos(rq) > BFQ_STABLE_REGION_SECTORS)
+		return NULL;
+	return rq;
+}
+
+/*
+ * Rule G: whether @bfqq, in service with requests queued, waits for more
+ * of its members' pieces before its next dispatch; arms gather_timer for
+ * the end of the wait if so.
+ */
+bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      u64 now_ns)
+{
+	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) / BFQ_GATHER_SLICE_DIV;
+	u64 until;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bfqq->merge.nr_members < 2 || bfqq->nr_in_driver ||
+	    bfqq->merge.bios_queued >= bfqq->merge.nr_members ||
+	    !bfqq->last_done_ns || !cap)
+		return false;
+	until = bfqq->last_done_ns +
+		clamp_t(u64, 2 * bfqq->think_ns,
+			min_t(u64, BFQ_GATHER_MIN_US * NSEC_PER_USEC, cap), cap);
+	if (now_ns >= until)
+		return false;
+	hrtimer_start(&bfqd->gather_timer, ns_to_ktime(until - now_ns),
+		      HRTIMER_MODE_REL);
+	return true;
 }
 
 void bfq_merge_queue_init(struct bfq_queue *bfqq)

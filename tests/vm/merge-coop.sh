@@ -10,18 +10,19 @@
 #
 # Asserted, on each rotational setting: ours merges the interleaved
 # readers (the merges counter of sched/service_trees grows), never with
-# coop_merge=0; the random readers cause no merge, and ours keeps at least
-# MERGE_CTRL_FLOOR of its throughput with merging prevented. Reported, not
-# asserted yet: the issue's throughput bounds (ours >= MERGE_MIN_GAIN x
-# ours with merging prevented, >= stock), printed as "bound met
-# (reported)" or "bound not met yet (reported)"; MERGE_ASSERT_TPUT=1
-# asserts them. Measured (tests/vm/README.md): on this device every
-# scheduler's requests stay ~4 KiB, merged queue or not, so there is
-# nothing for merging to win yet. The averages of the requests' size
-# (KiB/rq, from the device's stat) are in the table to show it.
-# vmtest-timeout: 300
+# coop_merge=0; the issue's throughput bounds: ours >= MERGE_MIN_GAIN x
+# ours with merging prevented, and >= stock; the random readers cause no
+# merge, and ours keeps at least MERGE_CTRL_FLOOR of its throughput with
+# merging prevented. MERGE_ASSERT_TPUT=0 only reports the throughput
+# bounds ("bound met / not met yet (reported)"). The mean size of the
+# requests the device saw (KiB/rq, from its stat) is in the table: the
+# merged queue's gain is its larger requests (rules G and L of
+# bfq-merge.c).
+# vmtest-timeout: 600
 . /tests/lib.sh
-ROUNDS=${MERGE_ROUNDS:-1}
+# Single runs measured (tests/vm/README.md) ours 3003-3797 KiB/s and
+# coop_merge=0 1345-1533: 2.2-2.7x, so medians of 3.
+ROUNDS=${MERGE_ROUNDS:-3}
 SECS=${MERGE_SECS:-4}
 CNSEC=${MERGE_CNSEC:-2000000}
 # The issue's bounds: 2x with merging, at least stock's.
@@ -40,10 +41,10 @@ dev=$(mk_nullb mg0 size=1024 memory_backed=0 irqmode=2 \
 	die "cannot create mg0"
 NR_REQ=${MERGE_NR_REQUESTS:-128}
 
-# bound DESC CMD...: an issue bound, asserted with MERGE_ASSERT_TPUT=1.
+# bound DESC CMD...: an issue bound, only reported with MERGE_ASSERT_TPUT=0.
 bound() {
 	local d=$1; shift
-	if [ "${MERGE_ASSERT_TPUT:-0}" = 1 ]; then check "$d" "$@"
+	if [ "${MERGE_ASSERT_TPUT:-1}" = 1 ]; then check "$d" "$@"
 	elif "$@"; then echo "bound met (reported): $d"
 	else echo "bound not met yet (reported): $d"; fi
 }
