@@ -792,7 +792,6 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 {
 	struct request *oldest = list_first_entry(&bfqq->fifo, struct request,
 						  queuelist);
-
 	struct request *rq;
 
 	if (time_after_eq64(get_jiffies_64(), oldest->fifo_time))
@@ -1448,11 +1447,12 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 
 	lockdep_assert_held(&bfqd->lock);
 
+	/* @next's bios are @rq's now, @next queued or just inserted. */
+	if (rq_state(rq) & BFQ_RQ_QUEUED)
+		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
 	if (!(rq_state(next) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);
-	if (rq_state(rq) & BFQ_RQ_QUEUED)
-		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
 	/* Within one queue, @rq inherits the earlier deadline and position. */
 	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
 	    time_before64(next->fifo_time, rq->fifo_time)) {
