@@ -984,21 +984,28 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 }
 
 /*
- * The device holds all the requests it can take at once: one with
- * strict_guarantees, else its driver's tags. A request handed over beyond
- * that would only wait in blk-mq's own dispatch list, where no bio merges
- * into it and no other queue can be chosen before it; kept here instead,
- * the next bios of cooperating processes grow it (a merged queue's 4 KiB
- * reads become one larger request on a device that serves one at a time)
- * and the choice of what goes next is made when the device can take it.
- * bfq_finish_request() runs the queue again when a request leaves.
+ * The device holds all the requests it takes: one with strict_guarantees;
+ * else its driver's tags, and one more that waits in blk-mq's own dispatch
+ * list, ready the moment the device frees a tag (a scheduling decision
+ * fewer between two requests on a device that serves one at a time). But
+ * for a merged queue in service that one stays here: in blk-mq's list no
+ * bio merges into it any more, here its members' next pieces grow it
+ * (bfq-merge.c, rule G). bfq_finish_request() runs the queue again when a
+ * request leaves.
  */
 static bool bfq_device_full(struct bfq_data *bfqd)
 {
-	unsigned int room = READ_ONCE(bfqd->tun.strict_guarantees) ? 1 :
-			    READ_ONCE(bfqd->driver_depth);
+	struct bfq_queue *cur = bfqd->in_service_bfqq;
+	unsigned int room;
 
-	return room && bfqd->rq_in_driver >= room;
+	if (READ_ONCE(bfqd->tun.strict_guarantees))
+		return bfqd->rq_in_driver;
+	room = READ_ONCE(bfqd->driver_depth);
+	if (!room)
+		return false;
+	if (!cur || cur->merge.nr_members < 2)
+		room++;
+	return bfqd->rq_in_driver >= room;
 }
 
 static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
@@ -1083,7 +1090,8 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			bfq_expire(bfqd, BFQ_EXP_BUDGET);
 			continue;
 		}
-		if (bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
+		if (bfqq->merge.nr_members > 1 &&
+		    bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
 			return NULL;
 		bfq_dispatch_rq(bfqd, bfqq, rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
@@ -1396,7 +1404,8 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 {
 	struct bfq_data *bfqd = q->elevator->elevator_data;
 	struct bfq_io_cq *bic = NULL;
-	struct request *free = NULL;
+	struct request *free = NULL, *into;
+	struct bfq_queue *cur;
 	bool merged, kick;
 
 	rcu_read_lock();
@@ -1406,13 +1415,22 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	spin_lock_irq(&bfqd->lock);
 	/* For bfq_request_merge(), called back under this same lock. */
 	bfqd->merge_bfqq = bic && !bic->exited ? bic->sync_bfqq : NULL;
+	bfqd->bio_counted = false;
+	bfqd->bio_merged_into = NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	bfqd->merge_bfqq = NULL;
+	/*
+	 * A bio that filled the gap between two requests joined them:
+	 * bfq_requests_merged() ran instead of bfq_request_merged().
+	 */
+	into = bfqd->bio_merged_into;
+	if (merged && !bfqd->bio_counted && into &&
+	    (rq_state(into) & BFQ_RQ_QUEUED))
+		rq_bfqq(into)->merge.bios_queued++;
 	/* The piece bfq-merge.c's rule G waited for: serve it now. */
-	kick = merged && hrtimer_active(&bfqd->gather_timer) &&
-	       bfqd->in_service_bfqq && !bfqd->in_service_bfqq->nr_in_driver &&
-	       bfqd->in_service_bfqq->merge.bios_queued >=
-	       bfqd->in_service_bfqq->merge.nr_members;
+	cur = bfqd->in_service_bfqq;
+	kick = merged && hrtimer_active(&bfqd->gather_timer) && cur &&
+	       !cur->nr_in_driver && bfq_merge_gathered(cur);
 	spin_unlock_irq(&bfqd->lock);
 	rcu_read_unlock();
 
@@ -1427,8 +1445,10 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 static void bfq_request_merged(struct request_queue *q, struct request *rq,
 			       enum elv_merge type)
 {
+	struct bfq_data *bfqd = q->elevator->elevator_data;
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
+	bfqd->bio_counted = true;
 	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(bfqq->bfqg, rq);
@@ -1450,6 +1470,7 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 	/* @next's bios are @rq's now, @next queued or just inserted. */
 	if (rq_state(rq) & BFQ_RQ_QUEUED)
 		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
+	bfqd->bio_merged_into = rq;
 	if (!(rq_state(next) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);

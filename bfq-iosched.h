@@ -176,6 +176,7 @@ struct bfq_merge_queue {
 	struct bfq_queue *stable;	/* born with it: to be judged later */
 	bool split_pending;		/* merged, turned seeky: members leave */
 	int bios_queued;		/* bios in its queued requests */
+	unsigned int gather_target;	/* rule G's pieces; 0: nr_members */
 };
 
 /*
@@ -419,6 +420,9 @@ struct bfq_data {
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct bfq_queue fallback_bfqq;	/* when allocation fails; never freed */
 	struct bfq_queue *merge_bfqq;	/* bio_merge -> request_merge hand-off */
+	/* bio_merge -> request(s)_merged: was the bio counted, where is it. */
+	bool bio_counted;
+	struct request *bio_merged_into;
 	struct hrtimer gather_timer;	/* bfq-merge.c rule G: dispatch again */
 };
 
@@ -591,6 +595,7 @@ void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      u64 now_ns);
 struct request *bfq_merge_laggard(struct bfq_queue *bfqq);
+bool bfq_merge_gathered(const struct bfq_queue *bfqq);
 void bfq_merge_queue_init(struct bfq_queue *bfqq);
 void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,

@@ -355,37 +355,45 @@ static void bfq_merge_stable_pair(struct kunit *test)
 }
 
 /*
- * Rule G: a merged queue's next dispatch waits for its members' pieces, at
- * most twice its think time after its last completion, within
- * [BFQ_GATHER_MIN_US, slice_idle / BFQ_GATHER_SLICE_DIV].
+ * Rule G: a merged queue's next dispatch waits for the pieces of the
+ * members still answering, at most twice its think time after its last
+ * completion, within [BFQ_GATHER_MIN_US, slice_idle / BFQ_GATHER_SLICE_DIV];
+ * the target follows the pieces that came.
  */
 struct bfq_gather_case {
 	const char *desc;
 	unsigned int members;
 	unsigned int in_driver;
 	int bios;
+	unsigned int target;	/* gather_target before; 0: every member */
 	u64 think_us;
 	u64 slice_us;
 	u64 done_ago_us;	/* U64_MAX: never completed */
 	bool hold;
+	unsigned int target_after;
 };
 
 static const struct bfq_gather_case bfq_gather_cases[] = {
-	{ "own queue", 1, 0, 0, 300, 8000, 100, false },
-	{ "pieces missing", 4, 0, 1, 300, 8000, 100, true },
-	{ "all pieces in", 4, 0, 4, 300, 8000, 100, false },
-	{ "more bios than members", 2, 0, 5, 300, 8000, 100, false },
-	{ "a piece in the device", 4, 1, 1, 300, 8000, 100, false },
-	{ "2 x think time over", 4, 0, 3, 300, 8000, 601, false },
-	{ "just within 2 x think", 4, 0, 3, 300, 8000, 599, true },
-	{ "short thinker: 50 us floor", 4, 0, 0, 5, 8000, 49, true },
-	{ "short thinker: floor over", 4, 0, 0, 5, 8000, 51, false },
-	{ "slow thinker: slice_idle / 4", 4, 0, 1, 5000, 8000, 1999, true },
-	{ "slow thinker: cap over", 4, 0, 1, 5000, 8000, 2001, false },
-	{ "cap below the floor", 4, 0, 1, 5, 100, 24, true },
-	{ "cap below the floor, over", 4, 0, 1, 5, 100, 26, false },
-	{ "slice_idle 0: off", 4, 0, 1, 300, 0, 1, false },
-	{ "no completion yet", 4, 0, 1, 300, 8000, U64_MAX, false },
+	{ "own queue", 1, 0, 0, 0, 300, 8000, 100, false, 0 },
+	{ "pieces missing", 4, 0, 1, 0, 300, 8000, 100, true, 0 },
+	{ "all pieces in", 4, 0, 4, 0, 300, 8000, 100, false, 4 },
+	{ "more bios than members", 2, 0, 5, 0, 300, 8000, 100, false, 2 },
+	{ "a piece in the device", 4, 1, 1, 0, 300, 8000, 100, false, 0 },
+	{ "2 x think time over: 3 came", 4, 0, 3, 0, 300, 8000, 601, false, 3 },
+	{ "just within 2 x think", 4, 0, 3, 0, 300, 8000, 599, true, 0 },
+	{ "short thinker: 50 us floor", 4, 0, 0, 0, 5, 8000, 49, true, 0 },
+	{ "short thinker: floor over", 4, 0, 0, 0, 5, 8000, 51, false, 1 },
+	{ "slow thinker: slice_idle / 4", 4, 0, 1, 0, 5000, 8000, 1999, true, 0 },
+	{ "slow thinker: cap over", 4, 0, 1, 0, 5000, 8000, 2001, false, 1 },
+	{ "cap below the floor", 4, 0, 1, 0, 5, 100, 24, true, 0 },
+	{ "cap below the floor, over", 4, 0, 1, 0, 5, 100, 26, false, 1 },
+	{ "slice_idle 0: off", 4, 0, 1, 0, 300, 0, 1, false, 0 },
+	{ "no completion yet", 4, 0, 1, 0, 300, 8000, U64_MAX, false, 0 },
+	{ "2 of 4 answer: both in", 4, 0, 2, 2, 300, 8000, 100, false, 2 },
+	{ "2 of 4 answer: 1 in", 4, 0, 1, 2, 300, 8000, 100, true, 2 },
+	{ "a third answers again", 4, 0, 3, 2, 300, 8000, 100, false, 3 },
+	{ "target above the members left", 2, 0, 1, 4, 300, 8000, 100, true, 4 },
+	{ "target above, all in", 2, 0, 2, 4, 300, 8000, 100, false, 2 },
 };
 
 BFQ_KUNIT_TABLE(bfq_gather, bfq_gather_cases, bfq_gather_case);
@@ -396,23 +404,26 @@ static void bfq_merge_gather_table(struct kunit *test)
 	struct bfq_data *bfqd = bfq_test_bfqd(test);
 	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 300);
 	u64 now_ns = 10ULL * NSEC_PER_SEC;
-	bool hold;
+	u64 until;
 
 	bfqd->tun.slice_idle_ns = c->slice_us * NSEC_PER_USEC;
 	bfqq->merge.nr_members = c->members;
 	bfqq->nr_in_driver = c->in_driver;
 	bfqq->merge.bios_queued = c->bios;
+	bfqq->merge.gather_target = c->target;
 	bfqq->think_ns = c->think_us * NSEC_PER_USEC;
 	bfqq->last_done_ns = c->done_ago_us == U64_MAX ? 0 :
 			     now_ns - c->done_ago_us * NSEC_PER_USEC;
-	spin_lock_irq(&bfqd->lock);
-	hold = bfq_merge_gather(bfqd, bfqq, now_ns);
-	spin_unlock_irq(&bfqd->lock);
-	KUNIT_EXPECT_EQ(test, hold, c->hold);
-	/* Nothing armed when it does not hold; an armed wait is cancelled. */
-	if (!hold)
-		KUNIT_EXPECT_FALSE(test, hrtimer_active(&bfqd->gather_timer));
-	bfq_merge_exit(bfqd);
+	until = bfq_gather_until(bfqd, bfqq, now_ns);
+	KUNIT_EXPECT_EQ(test, until != 0, c->hold);
+	if (until)
+		KUNIT_EXPECT_GT(test, until, now_ns);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.gather_target, c->target_after);
+	/* Gathered: as many bios queued as the target names. */
+	KUNIT_EXPECT_EQ(test, bfq_merge_gathered(bfqq),
+			c->bios >= (int)(c->target_after &&
+					 c->target_after < c->members ?
+					 c->target_after : c->members));
 }
 
 /* Rule G's count: the bios of the queued requests, 0 once empty. */
@@ -465,6 +476,8 @@ static const struct bfq_laggard_case bfq_laggard_cases[] = {
 	{ "all ahead", 4, 1000, { 1008, 1040 }, -1 },
 	{ "at the head is not behind", 4, 1000, { 1000, 1040 }, -1 },
 	{ "too far behind", 4, 100000, { 100000 - 8193, 100008 }, -1 },
+	{ "one too far, one within", 4, 100000,
+	  { 100000 - 9000, 100000 - 100, 100008 }, 1 },
 	{ "just within the region", 4, 100000, { 100000 - 8192, 100008 }, 0 },
 };
 

@@ -91,7 +91,8 @@
  * alone as a small request and the members drift apart; held until all
  * members' pieces are queued, they merge into one request and the members
  * stay in step. So while a merged queue has nothing in the device and
- * fewer queued bios than members, its next dispatch waits, at most
+ * fewer queued bios than members still answering (merge.gather_target,
+ * see bfq_gather_until()), its next dispatch waits, at most
  * twice its think time after its last completion (never less than
  * BFQ_GATHER_MIN_US, never more than slice_idle / BFQ_GATHER_SLICE_DIV;
  * slice_idle = 0 turns it off with idling). bfq_data.gather_timer runs
@@ -208,22 +209,65 @@ void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 		bfqq->merge.bios_queued = 0;
 }
 
-/* Rule L: the merged queue's lowest request if it lags behind its head. */
+/*
+ * Rule L: the merged queue's lowest request behind its head, no further
+ * back than BFQ_STABLE_REGION_SECTORS, or NULL. A lower-bound descent of
+ * the position-ordered tree: a request further back is not in the way.
+ */
 struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
 {
-	struct rb_node *first;
-	struct request *rq;
+	struct rb_node *node = bfqq->sort_list.rb_node;
+	struct request *best = NULL, *rq;
+	sector_t lo;
 
 	if (bfqq->merge.nr_members < 2)
 		return NULL;
-	first = rb_first(&bfqq->sort_list);
-	if (!first)
-		return NULL;
-	rq = rb_entry_rq(first);
-	if (blk_rq_pos(rq) >= bfqq->next_pos ||
-	    bfqq->next_pos - blk_rq_pos(rq) > BFQ_STABLE_REGION_SECTORS)
-		return NULL;
-	return rq;
+	lo = bfqq->next_pos > BFQ_STABLE_REGION_SECTORS ?
+	     bfqq->next_pos - BFQ_STABLE_REGION_SECTORS : 0;
+	while (node) {
+		rq = rb_entry_rq(node);
+		if (blk_rq_pos(rq) >= lo) {
+			best = rq;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return best && blk_rq_pos(best) < bfqq->next_pos ? best : NULL;
+}
+
+/*
+ * Rule G's decision for @bfqq at @now_ns: 0 to dispatch now, else the end
+ * of the wait. The pieces waited for are those of the members still
+ * answering: a wait that ends short of them lowers the target to the
+ * pieces that came (a member that stopped doing I/O is not waited for
+ * again), more pieces queued than the target raise it back.
+ */
+static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    u64 now_ns)
+{
+	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) / BFQ_GATHER_SLICE_DIV;
+	unsigned int members = bfqq->merge.nr_members;
+	unsigned int have = max(bfqq->merge.bios_queued, 0);
+	unsigned int target = bfqq->merge.gather_target;
+	u64 until;
+
+	if (members < 2 || bfqq->nr_in_driver || !bfqq->last_done_ns || !cap)
+		return 0;
+	if (!target || target > members)
+		target = members;
+	if (have >= target) {
+		bfqq->merge.gather_target = min(have, members);
+		return 0;
+	}
+	until = bfqq->last_done_ns +
+		clamp_t(u64, 2 * bfqq->think_ns,
+			min_t(u64, BFQ_GATHER_MIN_US * NSEC_PER_USEC, cap), cap);
+	if (now_ns >= until) {
+		bfqq->merge.gather_target = max(have, 1U);
+		return 0;
+	}
+	return until;
 }
 
 /*
@@ -234,23 +278,26 @@ struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
 bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      u64 now_ns)
 {
-	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) / BFQ_GATHER_SLICE_DIV;
 	u64 until;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (bfqq->merge.nr_members < 2 || bfqq->nr_in_driver ||
-	    bfqq->merge.bios_queued >= bfqq->merge.nr_members ||
-	    !bfqq->last_done_ns || !cap)
-		return false;
-	until = bfqq->last_done_ns +
-		clamp_t(u64, 2 * bfqq->think_ns,
-			min_t(u64, BFQ_GATHER_MIN_US * NSEC_PER_USEC, cap), cap);
-	if (now_ns >= until)
+	until = bfq_gather_until(bfqd, bfqq, now_ns);
+	if (!until)
 		return false;
 	hrtimer_start(&bfqd->gather_timer, ns_to_ktime(until - now_ns),
 		      HRTIMER_MODE_REL);
 	return true;
+}
+
+/* Rule G: whether @bfqq's gathering has all the pieces it waits for. */
+bool bfq_merge_gathered(const struct bfq_queue *bfqq)
+{
+	unsigned int target = bfqq->merge.gather_target;
+
+	if (!target || target > bfqq->merge.nr_members)
+		target = bfqq->merge.nr_members;
+	return bfqq->merge.bios_queued >= (int)target;
 }
 
 void bfq_merge_queue_init(struct bfq_queue *bfqq)
@@ -518,6 +565,8 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 	}
 	to->merge.nr_members += n;
 	from->merge.nr_members = 0;
+	/* Rule G waits for every member's piece again. */
+	to->merge.gather_target = 0;
 	bfq_merge_emptied(bfqd, from);
 	if (to->merge.stable == from)
 		bfq_stable_drop(to);
