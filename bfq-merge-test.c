@@ -382,11 +382,11 @@ static const struct bfq_gather_case bfq_gather_cases[] = {
 	{ "2 x think time over: 3 came", 4, 0, 3, 0, 300, 8000, 601, false, 3 },
 	{ "just within 2 x think", 4, 0, 3, 0, 300, 8000, 599, true, 0 },
 	{ "short thinker: 50 us floor", 4, 0, 0, 0, 5, 8000, 49, true, 0 },
-	{ "short thinker: floor over", 4, 0, 0, 0, 5, 8000, 51, false, 1 },
+	{ "short thinker: floor over", 4, 0, 0, 0, 5, 8000, 51, false, 3 },
 	{ "slow thinker: slice_idle / 4", 4, 0, 1, 0, 5000, 8000, 1999, true, 0 },
-	{ "slow thinker: cap over", 4, 0, 1, 0, 5000, 8000, 2001, false, 1 },
+	{ "slow thinker: cap over", 4, 0, 1, 0, 5000, 8000, 2001, false, 3 },
 	{ "cap below the floor", 4, 0, 1, 0, 5, 100, 24, true, 0 },
-	{ "cap below the floor, over", 4, 0, 1, 0, 5, 100, 26, false, 1 },
+	{ "cap below the floor, over", 4, 0, 1, 0, 5, 100, 26, false, 3 },
 	{ "slice_idle 0: off", 4, 0, 1, 0, 300, 0, 1, false, 0 },
 	{ "no completion yet", 4, 0, 1, 0, 300, 8000, U64_MAX, false, 0 },
 	{ "2 of 4 answer: both in", 4, 0, 2, 2, 300, 8000, 100, false, 2 },
@@ -394,6 +394,8 @@ static const struct bfq_gather_case bfq_gather_cases[] = {
 	{ "a third answers again", 4, 0, 3, 2, 300, 8000, 100, false, 3 },
 	{ "target above the members left", 2, 0, 1, 4, 300, 8000, 100, true, 4 },
 	{ "target above, all in", 2, 0, 2, 4, 300, 8000, 100, false, 2 },
+	{ "short again: one less", 4, 0, 1, 3, 300, 8000, 700, false, 2 },
+	{ "never below 1", 4, 0, 0, 1, 300, 8000, 700, false, 1 },
 };
 
 BFQ_KUNIT_TABLE(bfq_gather, bfq_gather_cases, bfq_gather_case);

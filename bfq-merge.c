@@ -239,9 +239,10 @@ struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
 /*
  * Rule G's decision for @bfqq at @now_ns: 0 to dispatch now, else the end
  * of the wait. The pieces waited for are those of the members still
- * answering: a wait that ends short of them lowers the target to the
- * pieces that came (a member that stopped doing I/O is not waited for
- * again), more pieces queued than the target raise it back.
+ * answering: a wait that ends short of them lowers the target by one (not
+ * below the pieces that came), so a member that stopped doing I/O stops
+ * costing waits after a few, while one piece late once costs little;
+ * more pieces queued than the target raise it back.
  */
 static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)
@@ -264,7 +265,7 @@ static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		clamp_t(u64, 2 * bfqq->think_ns,
 			min_t(u64, BFQ_GATHER_MIN_US * NSEC_PER_USEC, cap), cap);
 	if (now_ns >= until) {
-		bfqq->merge.gather_target = max(have, 1U);
+		bfqq->merge.gather_target = max(target - 1, max(have, 1U));
 		return 0;
 	}
 	return until;
