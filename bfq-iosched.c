@@ -1423,6 +1423,8 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	 * A bio that filled the gap between two requests joined them:
 	 * bfq_requests_merged() ran instead of bfq_request_merged().
 	 */
+	if (merged && bic && !bic->exited)
+		bfq_merge_member_active(bic);
 	into = bfqd->bio_merged_into;
 	if (merged && !bfqd->bio_counted && into &&
 	    (rq_state(into) & BFQ_RQ_QUEUED))

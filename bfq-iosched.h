@@ -176,7 +176,7 @@ struct bfq_merge_queue {
 	struct bfq_queue *stable;	/* born with it: to be judged later */
 	bool split_pending;		/* merged, turned seeky: members leave */
 	int bios_queued;		/* bios in its queued requests */
-	unsigned int gather_target;	/* rule G's pieces; 0: nr_members */
+	unsigned int gather_target;	/* rule G's last target; 0: none */
 };
 
 /*
@@ -249,6 +249,8 @@ struct bfq_io_cq {
 	unsigned long flags;		/* atomic bitops, lockless */
 	/* On sync_bfqq->merge.members iff sync_bfqq; bfq_data.lock. */
 	struct list_head member_node;
+	/* jiffies: its last sync request or bio merge (bfq-merge.c, rule G) */
+	unsigned long arrival;
 	struct bfq_merge_saved saved;	/* bfq_data.lock */
 };
 
@@ -596,6 +598,7 @@ bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      u64 now_ns);
 struct request *bfq_merge_laggard(struct bfq_queue *bfqq);
 bool bfq_merge_gathered(const struct bfq_queue *bfqq);
+void bfq_merge_member_active(struct bfq_io_cq *bic);
 void bfq_merge_queue_init(struct bfq_queue *bfqq);
 void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,

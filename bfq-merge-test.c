@@ -355,47 +355,43 @@ static void bfq_merge_stable_pair(struct kunit *test)
 }
 
 /*
- * Rule G: a merged queue's next dispatch waits for the pieces of the
- * members still answering, at most twice its think time after its last
- * completion, within [BFQ_GATHER_MIN_US, slice_idle / BFQ_GATHER_SLICE_DIV];
- * the target follows the pieces that came.
+ * Rule G: a merged queue's next dispatch waits for one piece from each
+ * member that did I/O in the last BFQ_MERGE_RECENT_MS, at most twice its
+ * think time after its last completion, within [BFQ_GATHER_MIN_US,
+ * slice_idle / BFQ_GATHER_SLICE_DIV].
  */
 struct bfq_gather_case {
 	const char *desc;
 	unsigned int members;
+	unsigned int active;	/* of them, with I/O just now */
 	unsigned int in_driver;
 	int bios;
-	unsigned int target;	/* gather_target before; 0: every member */
 	u64 think_us;
 	u64 slice_us;
 	u64 done_ago_us;	/* U64_MAX: never completed */
 	bool hold;
-	unsigned int target_after;
 };
 
 static const struct bfq_gather_case bfq_gather_cases[] = {
-	{ "own queue", 1, 0, 0, 0, 300, 8000, 100, false, 0 },
-	{ "pieces missing", 4, 0, 1, 0, 300, 8000, 100, true, 0 },
-	{ "all pieces in", 4, 0, 4, 0, 300, 8000, 100, false, 4 },
-	{ "more bios than members", 2, 0, 5, 0, 300, 8000, 100, false, 2 },
-	{ "a piece in the device", 4, 1, 1, 0, 300, 8000, 100, false, 0 },
-	{ "2 x think time over: 3 came", 4, 0, 3, 0, 300, 8000, 601, false, 3 },
-	{ "just within 2 x think", 4, 0, 3, 0, 300, 8000, 599, true, 0 },
-	{ "short thinker: 50 us floor", 4, 0, 0, 0, 5, 8000, 49, true, 0 },
-	{ "short thinker: floor over", 4, 0, 0, 0, 5, 8000, 51, false, 3 },
-	{ "slow thinker: slice_idle / 4", 4, 0, 1, 0, 5000, 8000, 1999, true, 0 },
-	{ "slow thinker: cap over", 4, 0, 1, 0, 5000, 8000, 2001, false, 3 },
-	{ "cap below the floor", 4, 0, 1, 0, 5, 100, 24, true, 0 },
-	{ "cap below the floor, over", 4, 0, 1, 0, 5, 100, 26, false, 3 },
-	{ "slice_idle 0: off", 4, 0, 1, 0, 300, 0, 1, false, 0 },
-	{ "no completion yet", 4, 0, 1, 0, 300, 8000, U64_MAX, false, 0 },
-	{ "2 of 4 answer: both in", 4, 0, 2, 2, 300, 8000, 100, false, 2 },
-	{ "2 of 4 answer: 1 in", 4, 0, 1, 2, 300, 8000, 100, true, 2 },
-	{ "a third answers again", 4, 0, 3, 2, 300, 8000, 100, false, 3 },
-	{ "target above the members left", 2, 0, 1, 4, 300, 8000, 100, true, 4 },
-	{ "target above, all in", 2, 0, 2, 4, 300, 8000, 100, false, 2 },
-	{ "short again: one less", 4, 0, 1, 3, 300, 8000, 700, false, 2 },
-	{ "never below 1", 4, 0, 0, 1, 300, 8000, 700, false, 1 },
+	{ "own queue", 1, 1, 0, 0, 300, 8000, 100, false },
+	{ "pieces missing", 4, 4, 0, 1, 300, 8000, 100, true },
+	{ "all pieces in", 4, 4, 0, 4, 300, 8000, 100, false },
+	{ "more bios than members", 2, 2, 0, 5, 300, 8000, 100, false },
+	{ "a piece in the device", 4, 4, 1, 1, 300, 8000, 100, false },
+	{ "2 x think time over", 4, 4, 0, 3, 300, 8000, 601, false },
+	{ "just within 2 x think", 4, 4, 0, 3, 300, 8000, 599, true },
+	{ "short thinker: 50 us floor", 4, 4, 0, 0, 5, 8000, 49, true },
+	{ "short thinker: floor over", 4, 4, 0, 0, 5, 8000, 51, false },
+	{ "slow thinker: slice_idle / 4", 4, 4, 0, 1, 5000, 8000, 1999, true },
+	{ "slow thinker: cap over", 4, 4, 0, 1, 5000, 8000, 2001, false },
+	{ "cap below the floor", 4, 4, 0, 1, 5, 100, 24, true },
+	{ "cap below the floor, over", 4, 4, 0, 1, 5, 100, 26, false },
+	{ "slice_idle 0: off", 4, 4, 0, 1, 300, 0, 1, false },
+	{ "no completion yet", 4, 4, 0, 1, 300, 8000, U64_MAX, false },
+	{ "2 of 4 active: both in", 4, 2, 0, 2, 300, 8000, 100, false },
+	{ "2 of 4 active: 1 in", 4, 2, 0, 1, 300, 8000, 100, true },
+	{ "none active: nothing to wait for", 4, 0, 0, 1, 300, 8000, 100,
+	  false },
 };
 
 BFQ_KUNIT_TABLE(bfq_gather, bfq_gather_cases, bfq_gather_case);
@@ -406,26 +402,30 @@ static void bfq_merge_gather_table(struct kunit *test)
 	struct bfq_data *bfqd = bfq_test_bfqd(test);
 	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 300);
 	u64 now_ns = 10ULL * NSEC_PER_SEC;
+	unsigned int i;
 	u64 until;
 
 	bfqd->tun.slice_idle_ns = c->slice_us * NSEC_PER_USEC;
-	bfqq->merge.nr_members = c->members;
+	for (i = 0; i < c->members; i++) {
+		struct bfq_io_cq *bic = bfq_mt_bic(test, bfqd, bfqq);
+
+		bic->arrival = jiffies - (i < c->active ? 0 :
+			msecs_to_jiffies(BFQ_MERGE_RECENT_MS + 1000));
+	}
 	bfqq->nr_in_driver = c->in_driver;
 	bfqq->merge.bios_queued = c->bios;
-	bfqq->merge.gather_target = c->target;
 	bfqq->think_ns = c->think_us * NSEC_PER_USEC;
 	bfqq->last_done_ns = c->done_ago_us == U64_MAX ? 0 :
 			     now_ns - c->done_ago_us * NSEC_PER_USEC;
 	until = bfq_gather_until(bfqd, bfqq, now_ns);
 	KUNIT_EXPECT_EQ(test, until != 0, c->hold);
-	if (until)
+	if (until) {
 		KUNIT_EXPECT_GT(test, until, now_ns);
-	KUNIT_EXPECT_EQ(test, bfqq->merge.gather_target, c->target_after);
-	/* Gathered: as many bios queued as the target names. */
-	KUNIT_EXPECT_EQ(test, bfq_merge_gathered(bfqq),
-			c->bios >= (int)(c->target_after &&
-					 c->target_after < c->members ?
-					 c->target_after : c->members));
+		KUNIT_EXPECT_FALSE(test, bfq_merge_gathered(bfqq));
+		/* The last piece in: the kick's test says so. */
+		bfqq->merge.bios_queued = bfqq->merge.gather_target;
+		KUNIT_EXPECT_TRUE(test, bfq_merge_gathered(bfqq));
+	}
 }
 
 /* Rule G's count: the bios of the queued requests, 0 once empty. */

@@ -91,8 +91,8 @@
  * alone as a small request and the members drift apart; held until all
  * members' pieces are queued, they merge into one request and the members
  * stay in step. So while a merged queue has nothing in the device and
- * fewer queued bios than members still answering (merge.gather_target,
- * see bfq_gather_until()), its next dispatch waits, at most
+ * fewer queued bios than members still doing I/O (a sync request or bio
+ * merge in the last BFQ_MERGE_RECENT_MS), its next dispatch waits, at most
  * twice its think time after its last completion (never less than
  * BFQ_GATHER_MIN_US, never more than slice_idle / BFQ_GATHER_SLICE_DIV;
  * slice_idle = 0 turns it off with idling). bfq_data.gather_timer runs
@@ -237,38 +237,40 @@ struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
 }
 
 /*
- * Rule G's decision for @bfqq at @now_ns: 0 to dispatch now, else the end
- * of the wait. The pieces waited for are those of the members still
- * answering: a wait that ends short of them lowers the target by one (not
- * below the pieces that came), so a member that stopped doing I/O stops
- * costing waits after a few, while one piece late once costs little;
- * more pieces queued than the target raise it back.
+ * Rule G: the members that still do I/O, each one piece to wait for; a
+ * member quiet for BFQ_MERGE_RECENT_MS (it stopped reading, or waits for
+ * something else) is not waited for.
  */
+static unsigned int bfq_gather_members(const struct bfq_queue *bfqq)
+{
+	unsigned long recent = msecs_to_jiffies(BFQ_MERGE_RECENT_MS);
+	struct bfq_io_cq *bic;
+	unsigned int n = 0;
+
+	list_for_each_entry(bic, &bfqq->merge.members, member_node)
+		if (time_before(jiffies, bic->arrival + recent))
+			n++;
+	return max(n, 1U);
+}
+
+/* Rule G's decision for @bfqq at @now_ns: 0 to dispatch now, else when. */
 static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)
 {
 	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) / BFQ_GATHER_SLICE_DIV;
-	unsigned int members = bfqq->merge.nr_members;
 	unsigned int have = max(bfqq->merge.bios_queued, 0);
-	unsigned int target = bfqq->merge.gather_target;
 	u64 until;
 
-	if (members < 2 || bfqq->nr_in_driver || !bfqq->last_done_ns || !cap)
+	if (bfqq->merge.nr_members < 2 || bfqq->nr_in_driver ||
+	    have >= bfqq->merge.nr_members || !bfqq->last_done_ns || !cap)
 		return 0;
-	if (!target || target > members)
-		target = members;
-	if (have >= target) {
-		bfqq->merge.gather_target = min(have, members);
+	bfqq->merge.gather_target = bfq_gather_members(bfqq);
+	if (have >= bfqq->merge.gather_target)
 		return 0;
-	}
 	until = bfqq->last_done_ns +
 		clamp_t(u64, 2 * bfqq->think_ns,
 			min_t(u64, BFQ_GATHER_MIN_US * NSEC_PER_USEC, cap), cap);
-	if (now_ns >= until) {
-		bfqq->merge.gather_target = max(target - 1, max(have, 1U));
-		return 0;
-	}
-	return until;
+	return now_ns < until ? until : 0;
 }
 
 /*
@@ -299,6 +301,12 @@ bool bfq_merge_gathered(const struct bfq_queue *bfqq)
 	if (!target || target > bfqq->merge.nr_members)
 		target = bfqq->merge.nr_members;
 	return bfqq->merge.bios_queued >= (int)target;
+}
+
+/* Rule G: @bic's process did sync I/O just now. */
+void bfq_merge_member_active(struct bfq_io_cq *bic)
+{
+	bic->arrival = jiffies;
 }
 
 void bfq_merge_queue_init(struct bfq_queue *bfqq)
@@ -566,8 +574,7 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 	}
 	to->merge.nr_members += n;
 	from->merge.nr_members = 0;
-	/* Rule G waits for every member's piece again. */
-	to->merge.gather_target = 0;
+
 	bfq_merge_emptied(bfqd, from);
 	if (to->merge.stable == from)
 		bfq_stable_drop(to);
@@ -666,6 +673,7 @@ struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
 
 	if (!bic || bic->sync_bfqq != bfqq)
 		return bfqq;
+	bfq_merge_member_active(bic);
 	cand = bfq_merge_observe(bfqd, bfqq, pos, sectors, jiffies);
 	if (!cand)
 		return bfqq;
