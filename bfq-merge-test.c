@@ -442,6 +442,7 @@ static void bfq_merge_bio_count(struct kunit *test)
 	bio[1].bi_next = &bio[2];
 	rq->bio = &bio[0];
 	rq->biotail = &bio[2];
+	bfqq->merge.nr_members = 2;
 	bfqq->nr_queued = 1;
 	bfq_merge_count_bios(bfqq, rq, 1);
 	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 3);
@@ -459,6 +460,11 @@ static void bfq_merge_bio_count(struct kunit *test)
 	bfqq->merge.bios_queued = 7;
 	bfqq->nr_queued = 0;
 	bfq_merge_count_bios(bfqq, rq, -1);
+	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 0);
+	/* A process's own queue counts nothing. */
+	bfqq->merge.nr_members = 1;
+	bfqq->nr_queued = 1;
+	bfq_merge_count_bios(bfqq, rq, 1);
 	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 0);
 }
 

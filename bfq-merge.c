@@ -198,12 +198,17 @@ void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 	struct bio *bio;
 	int n = 0;
 
+	/* Only rule G reads it: no walk of the bios for a process's own. */
+	if (bfqq->merge.nr_members < 2) {
+		bfqq->merge.bios_queued = 0;
+		return;
+	}
 	__rq_for_each_bio(bio, rq)
 		n++;
 	bfqq->merge.bios_queued += sign * n;
 	/*
-	 * A bio merged into a request that then merged with the next one is
-	 * never counted by itself; the count is exact again once empty.
+	 * Requests queued before the queue merged were not counted; the
+	 * count is exact again once it is empty.
 	 */
 	if (bfqq->merge.bios_queued < 0 || !bfqq->nr_queued)
 		bfqq->merge.bios_queued = 0;
