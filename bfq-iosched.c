@@ -693,8 +693,15 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 /*
  * Take @rq out of its queue. An emptied queue that waits for service leaves
  * the service layer; the one in service is expired by the dispatch path.
+ * A request leaving for the device (@to_driver) keeps its queue's busy
+ * period going until it completes: its queue is not idle yet, though its
+ * nr_in_driver is counted only once the request is handed over. Marking
+ * it idle here would let the request's whole service time pass for a
+ * pause of the process (bfq-wr.c, rule 3), and readers served by
+ * injection looked soft real time.
  */
-static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
+static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq,
+			       bool to_driver)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 	struct request_queue *q = bfqd->queue;
@@ -715,7 +722,8 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq)
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
 		bfq_entity_deactivate(&bfqq->entity);
 		bfq_busy_clear(bfqd, bfqq);
-		bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
+		if (!to_driver)
+			bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
 }
 
@@ -735,7 +743,7 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 	list_for_each_entry_safe(rq, next, &from->fifo, queuelist) {
 		u64 deadline = rq->fifo_time;
 
-		bfq_remove_request(bfqd, rq);
+		bfq_remove_request(bfqd, rq, false);
 		bfq_get_queue(to);
 		rq->elv.priv[0] = to;
 		bfq_put_queue(from);
@@ -1023,7 +1031,7 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 {
 	u64 now_ns = ktime_get_ns();
 
-	bfq_remove_request(bfqd, rq);
+	bfq_remove_request(bfqd, rq, true);
 	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
 			    bfqd->rq_in_driver);
@@ -1482,7 +1490,7 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;
 	}
-	bfq_remove_request(bfqd, next);
+	bfq_remove_request(bfqd, next, false);
 }
 
 /*

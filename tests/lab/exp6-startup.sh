@@ -22,7 +22,7 @@
 . /tests/lab-lib.sh
 LEAD=${LAB_LEAD:-5}
 CAP=${LAB_CAP:-20}
-KINDS=${LAB_KINDS:-"10r-seq 10r-rand 5r5w-seq 5r5w-rand"}
+KINDS=$(echo "${LAB_KINDS:-10r-seq 10r-rand 5r5w-seq 5r5w-rand}" | tr ',' ' ')
 MNT=/mnt/lab
 LL=/tests/lowlat
 trap 'bg_stop; umount $MNT 2>/dev/null; lab_stop >/dev/null' EXIT

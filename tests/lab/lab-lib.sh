@@ -66,7 +66,9 @@ lab_sched() {
 	esac
 }
 
-lab_scheds() { echo "$LAB_SCHEDS"; }
+# Commas too: LAB_GUEST_ENV reaches the guest on the kernel command line,
+# where a value cannot hold a space.
+lab_scheds() { echo "$LAB_SCHEDS" | tr ',' ' '; }
 
 lab_table() { echo "LAB-TABLE-BEGIN $1"; }
 lab_end() { echo "LAB-TABLE-END"; }
