@@ -27,7 +27,7 @@ set -euo pipefail
 KVER=${1:?usage: lab.sh 6.1|6.12 [experiment ...]}
 shift
 ldir=$BFQ_TOP/tests/lab
-quick=(calibrate quick-share)
+quick=(calibrate quick-share quick-startup)
 full=(calibrate exp1-maxbudget exp2-shares exp6-startup exp3-webserver
       exp4-dbms exp5-video)
 if [ $# -gt 0 ]; then

@@ -15,6 +15,11 @@
 # background's throughput over the lead (sectors read and written). bfq
 # with its defaults (low_latency on).
 #
+# LAB_MODELS (default "disk ssd"), LAB_KINDS and LAB_SCHEDS (commas or
+# spaces) narrow the run; LAB_GUARD=X asserts that ours starts the
+# application within X times its idle time under each background (the
+# idle run uses the first of LAB_SCHEDS): quick-startup.sh does that.
+#
 # On a real disk: LAB_DEV=sdX sh exp6-startup.sh makes an ext4 on it!
 # vmtest-timeout: 1500
 . /tests/lib.sh
@@ -22,6 +27,8 @@
 . /tests/lab-lib.sh
 LEAD=${LAB_LEAD:-5}
 CAP=${LAB_CAP:-20}
+MODELS=$(echo "${LAB_MODELS:-disk ssd}" | tr ',' ' ')
+GUARD=${LAB_GUARD:-}
 KINDS=$(echo "${LAB_KINDS:-10r-seq 10r-rand 5r5w-seq 5r5w-rand}" | tr ',' ' ')
 MNT=/mnt/lab
 LL=/tests/lowlat
@@ -86,7 +93,8 @@ cell() {
 lab_table exp6-startup
 echo "start-up (ms, stopped at ${CAP}000) and background MB/s over the ${LEAD}s lead"
 printf '%-5s %-12s %-10s %10s %8s\n' device sched workload startup_ms 'MB/s'
-for model in disk ssd; do
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+for model in $MODELS; do
 	lab_start -m $model
 	fs || { echo "BENCH-ERROR no filesystem on $DEV"; lab_stop; continue; }
 	for k in idle $KINDS; do
@@ -95,7 +103,10 @@ for model in disk ssd; do
 			printf '%-5s %-12s %-10s %10s %8s\n' $model $s $k $1 $2
 			lab_data exp6 "device=$model sched=$s workload=$k startup_ms=$1 mbps=$2"
 			# Idle: one scheduler is enough.
-			[ $k = idle ] && break
+			[ $k = idle ] && { idle_ms=$1; break; }
+			[ -n "$GUARD" ] && [ $s = ours ] &&
+				check "$model: ours starts the application under $k in $1 ms <= ${GUARD}x idle ($idle_ms ms)" \
+					le "$1" "$(awk -v i=$idle_ms -v g=$GUARD 'BEGIN { print i * g }')"
 		done
 	done
 	set_sched $DEV none

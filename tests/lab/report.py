@@ -14,8 +14,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-EXPERIMENTS = ["calibrate", "quick-share", "exp1-maxbudget", "exp2-shares",
-               "exp3-webserver", "exp4-dbms", "exp5-video", "exp6-startup"]
+EXPERIMENTS = ["calibrate", "quick-share", "quick-startup", "exp1-maxbudget",
+               "exp2-shares", "exp3-webserver", "exp4-dbms", "exp5-video",
+               "exp6-startup"]
 SCHEDS = ["ours", "stock", "mq-deadline", "kyber", "none"]
 V0 = "bfq-v0-results-linux-2.6.21.txt"
 MQ = "bfq-mq-results-linux-4.19.txt"
@@ -187,10 +188,11 @@ def section_calibrate(labdir, runs):
 
 
 def section_quick(labdir, runs):
-    out = ["## Quick share case (make lab QUICK=1)", ""]
+    out = ["## Quick cases (make lab QUICK=1)", ""]
     for kver, run in runs.items():
-        if "quick-share" in run["exps"]:
-            out += ["### %s" % kver, ""] + raw_tables(run, "quick-share")
+        for e in ("quick-share", "quick-startup"):
+            if e in run["exps"]:
+                out += ["### %s, %s" % (kver, e), ""] + raw_tables(run, e)
     return out
 
 
