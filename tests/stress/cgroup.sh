@@ -49,7 +49,9 @@ while s_running; do
 				fi
 				s_cg_move $p
 			fi
-			rmdir $g || s_err "rmdir of the emptied $g failed"
+			s_cg_empty $g
+			rmdir $g 2>/dev/null ||
+				s_err "rmdir of the emptied $g failed: procs '$(cat $g/cgroup.procs 2>/dev/null | tr '\n' ' ')' $(grep populated $g/cgroup.events 2>/dev/null)"
 		fi
 		usleep $((20000 + $(rnd 200000)))
 	done
