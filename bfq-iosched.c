@@ -611,8 +611,10 @@ static void bfq_queue_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				 u64 now_ns, u64 asked_ns)
 {
 	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
-	if (bfqq->wr.coeff > 1)
+	if (bfqq->wr.coeff > 1) {
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
+		bfq_wr_app_io(bfqd, bfqq, now_ns);
+	}
 }
 
 static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
@@ -1055,6 +1057,10 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 
 	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
 		return NULL;
+	if (bfq_wr_holds_back(bfqd, bfqq, ktime_get_ns())) {
+		bfqd->kick_on_finish = true;
+		return NULL;
+	}
 	rq = bfq_choose_rq(bfqd, bfqq);
 	bfq_dispatch_rq(bfqd, bfqq, rq);
 	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
@@ -1101,6 +1107,11 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		if (bfqq->merge.nr_members > 1 &&
 		    bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
 			return NULL;
+		/* bfq-wr.c, rule 9: an application starts; one at a time. */
+		if (bfq_wr_holds_back(bfqd, bfqq, ktime_get_ns())) {
+			bfqd->kick_on_finish = true;
+			return NULL;
+		}
 		bfq_dispatch_rq(bfqd, bfqq, rq);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
@@ -1263,8 +1274,10 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqd->rq_in_driver--;
 	bfq_cg_stat_completed(bfqq->bfqg, rq, now_ns);
 	bfqq->last_done_ns = now_ns;
-	if (bfqq->wr.coeff > 1)
+	if (bfqq->wr.coeff > 1) {
 		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
+		bfq_wr_app_io(bfqd, bfqq, now_ns);
+	}
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
 	bfq_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);

@@ -326,6 +326,7 @@ struct bfq_wr_data {
 	struct list_head burst_members;	/* of a burst that is not large */
 	struct list_head raised;	/* queues with wr.coeff > 1 */
 	unsigned int nr_raised;
+	u64 app_io_ns;	/* last arrival or completion, interactive raised */
 };
 
 /* The injection limit's feedback loop (bfq_inject_feedback()). */
@@ -537,6 +538,10 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		   u64 now_ns);
+bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
 bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,

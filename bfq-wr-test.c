@@ -311,18 +311,18 @@ static const struct bfq_burst_case bfq_burst_cases[] = {
 	{ "far apart: each starts a burst", 3, { 0, 500, 180 },
 	  { S_, S_, S_ } },
 	{ "close: joins", 3, { 0, 10, 179 }, { S_, J_, J_ } },
-	{ "11th makes it large, 12th joins it", 12,
-	  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_, IL_ } },
-	{ "large burst resets after the window", 13,
-	  { 0, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 100, 180 },
-	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_, IL_, S_ } },
-	{ "a slow chain is one burst", 11,
-	  { 0, 170, 170, 170, 170, 170, 170, 170, 170, 170, 170 },
-	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, L_ } },
-	{ "reset before large", 12,
-	  { 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 200, 1 },
-	  { S_, J_, J_, J_, J_, J_, J_, J_, J_, J_, S_, J_ } },
+	{ "8th makes it large, 9th joins it", 9,
+	  { 0, 1, 1, 1, 1, 1, 1, 1, 1 },
+	  { S_, J_, J_, J_, J_, J_, J_, L_, IL_ } },
+	{ "large burst resets after the window", 10,
+	  { 0, 5, 5, 5, 5, 5, 5, 5, 100, 180 },
+	  { S_, J_, J_, J_, J_, J_, J_, L_, IL_, S_ } },
+	{ "a slow chain is one burst", 8,
+	  { 0, 170, 170, 170, 170, 170, 170, 170 },
+	  { S_, J_, J_, J_, J_, J_, J_, L_ } },
+	{ "reset before large", 9,
+	  { 0, 1, 1, 1, 1, 1, 1, 200, 1 },
+	  { S_, J_, J_, J_, J_, J_, J_, S_, J_ } },
 };
 
 BFQ_KUNIT_TABLE(bfq_burst, bfq_burst_cases, bfq_burst_case);
@@ -392,9 +392,10 @@ static void bfq_wr_test_dev_init(struct kunit *test, struct bfq_wr_test_dev *d)
 }
 
 /*
- * Ten queues born 1 ms apart are raised at their first backlog; the 11th
- * makes the burst large: the ten lose raising and weight, the 12th is not
- * raised, no list keeps any of them, and exit leaves both lists empty.
+ * BFQ_BURST_LARGE_SIZE - 1 queues born 1 ms apart are raised at their
+ * first backlog; the next makes the burst large: they lose raising and
+ * weight, the one after is not raised, no list keeps any of them, and
+ * exit leaves both lists empty.
  */
 static void bfq_wr_queue_burst_lifecycle(struct kunit *test)
 {
@@ -465,7 +466,7 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
 	struct bfq_queue *bfqq;
-	u64 dur = bfq_wr_duration_ns(0);
+	u64 dur;
 
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
@@ -487,6 +488,10 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	bfqq->wr.idle_since_ns = MS(9000);
 	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000), MS(20000));
 	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
+	/* No rate measured: a 100 MB/s disk's or an SSD's, by the queue. */
+	dur = bfqq->wr.dur_ns;
+	KUNIT_EXPECT_EQ(test, dur, blk_queue_nonrot(d.bfqd->queue) ?
+			bfq_wr_duration_ns(0) : MS(5368));
 	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur - 1);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
 	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur);
@@ -573,6 +578,61 @@ static void bfq_wr_tag_reserve_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_wr_tag_reserve(d.bfqd, bfqq, now), c->kept);
 }
 
+/* Rule 9: when a request waits for the device to empty. */
+struct bfq_holds_back_case {
+	const char *desc;
+	bool app_io;			/* an interactive raised queue's I/O */
+	u64 app_age_ms;			/* that long ago */
+	unsigned int in_driver;
+	enum bfq_wr_kind kind;		/* of the queue dispatching */
+	bool low_latency;
+	bool held;			/* expected */
+};
+
+static const struct bfq_holds_back_case bfq_holds_back_cases[] = {
+	{ "application reading, device busy", true, 1, 1,
+	  BFQ_WR_NONE, true, true },
+	{ "application reading, device empty", true, 1, 0,
+	  BFQ_WR_NONE, true, false },
+	{ "the application's own request", true, 1, 3,
+	  BFQ_WR_INTERACTIVE, true, false },
+	{ "a soft real-time queue waits like the others", true, 1, 1,
+	  BFQ_WR_SOFT_RT, true, true },
+	{ "application quiet past the gap", true, BFQ_WR_APP_GAP_MS, 4,
+	  BFQ_WR_NONE, true, false },
+	{ "no application ever", false, 0, 4,
+	  BFQ_WR_NONE, true, false },
+	{ "low_latency=0", true, 1, 4,
+	  BFQ_WR_NONE, false, false },
+};
+
+BFQ_KUNIT_TABLE(bfq_holds_back, bfq_holds_back_cases, bfq_holds_back_case);
+
+static void bfq_wr_holds_back_table(struct kunit *test)
+{
+	const struct bfq_holds_back_case *c = test->param_value;
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *app, *bfqq;
+	u64 now = MS(100000);
+
+	bfq_wr_test_dev_init(test, &d);
+	app = d.q[0];
+	bfqq = d.q[1];
+	app->wr.kind = BFQ_WR_INTERACTIVE;
+	app->wr.coeff = BFQ_WR_COEFF;
+	bfqq->wr.kind = c->kind;
+	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
+	d.bfqd->tun.low_latency = c->low_latency;
+	d.bfqd->rq_in_driver = c->in_driver;
+	spin_lock_irq(&d.bfqd->lock);
+	if (c->app_io)
+		bfq_wr_app_io(d.bfqd, app, now - MS(c->app_age_ms));
+	/* A queue not raised as interactive leaves the time alone. */
+	bfq_wr_app_io(d.bfqd, d.q[2], now);
+	KUNIT_EXPECT_EQ(test, bfq_wr_holds_back(d.bfqd, bfqq, now), c->held);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
 /*
  * A process that asked for its request before its queue went idle (it
  * waited for a scheduler tag meanwhile) did not pause: no raising, and
@@ -623,6 +683,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
+	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),
 	{}
 };
 

@@ -15,7 +15,8 @@
  *    file. Its weight is multiplied by BFQ_WR_COEFF for
  *    bfq_wr_duration_ns(): the time the device needs, at its estimated
  *    peak rate, to load a large application (BFQ_WR_REF_LOAD_SECTORS),
- *    within [BFQ_WR_MIN_DURATION_MS, BFQ_WR_MAX_DURATION_MS]. With that
+ *    within [BFQ_WR_MIN_DURATION_MS, BFQ_WR_MAX_DURATION_MS]; before the
+ *    rate is measured, a typical disk's or SSD's by the device's kind. With that
  *    share the start-up takes about as long as on an idle device, whatever
  *    the background.
  * 2. Bulk queues lose it. A raised queue that, BFQ_WR_BULK_TURNS times,
@@ -65,7 +66,7 @@
  *    queue: its next batch is a period away, and rule 7 gives it the
  *    device when it comes.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
- *    rules 1-5, 7 and 8; writing 1 applies them again to queues that become
+ *    rules 1-5 and 7-9; writing 1 applies them again to queues that become
  *    backlogged from then on.
  * 7. Preemption. A raised queue that becomes backlogged while a queue of
  *    its class that is not raised holds the device ends that queue's turn
@@ -86,6 +87,17 @@
  *    BFQ_WR_MIN_IDLE_MS that rule 1 will raise at that request
  *    (bfq_wr_tag_reserve()). Read without bfq_data.lock: the answer may
  *    be a request late, which costs the process one wait for a tag.
+ * 9. The device's own queue. A request dispatched waits in the device
+ *    behind those dispatched before it (a disk's queue, a controller's),
+ *    and an application's read that finds ten random reads ahead of it on
+ *    a disk waits ten seeks however fast bfq chose it. So while an
+ *    interactively raised queue has had an arrival or completion in the
+ *    last BFQ_WR_APP_GAP_MS (its application is starting, between two of
+ *    its reads), a request of a queue not so raised goes to the device
+ *    only when the device holds nothing (bfq_wr_holds_back()): the
+ *    application's next read waits behind one request at most. The
+ *    others lose the device's internal parallelism only while an
+ *    application starts; they keep their share, served one at a time.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
@@ -136,10 +148,27 @@
 /* Rule 1, peak rate not measured yet: a SATA SSD's (~180 MB/s) duration. */
 #define BFQ_WR_UNKNOWN_RATE_MS		3000
 /*
+ * Rule 1, peak rate not measured yet on a rotational device: a 100 MB/s
+ * disk's, in sectors per second (5.4 s). A disk that has served only
+ * random requests since bfq was selected has no rate sample, and a
+ * starting application there needs its raising longer than an SSD's:
+ * measured on the lab's disk model, an application whose 3 s raising
+ * ended a third of the way through its start-up under ten random readers
+ * took 14 s for 2.6 s idle.
+ */
+#define BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC	195312
+/*
  * Rule 2: an application loading a large file may fill a large turn or
  * two; a third in one raising is a bulk transfer.
  */
 #define BFQ_WR_BULK_TURNS		3
+
+/*
+ * Rule 9: an application between two reads computes for a few ms (under
+ * TCG, or on a loaded CPU, up to a scheduler tick or two); past this it
+ * is thinking, and the device serves the others at full depth again.
+ */
+#define BFQ_WR_APP_GAP_MS		20
 
 /*
  * Rule 3: 3 times the interactive coefficient, so a periodic batch is
@@ -182,10 +211,13 @@
  */
 #define BFQ_BURST_WINDOW_MS		180
 /*
- * Rule 4: an application starts a handful of processes; beyond ten
- * started together, they are a batch.
+ * Rule 4: an application starts a handful of processes; eight or more
+ * started together are a batch. Ten was too many: the S suite's ten
+ * readers, forked by one fio, stayed a burst of ten, all raised for the
+ * whole raising period, and an application starting among them then had
+ * a tenth of the device, not most of it.
  */
-#define BFQ_BURST_LARGE_SIZE		11
+#define BFQ_BURST_LARGE_SIZE		8
 
 /* ------------------------------------------------------------------ */
 /* Plain arithmetic and state machines (KUnit: bfq-wr-test.c)          */
@@ -343,6 +375,9 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	u64 peak = bfqd->rate.nr_samples ? bfqd->rate.peak_sectors_per_sec : 0;
 
 	lockdep_assert_held(&bfqd->lock);
+
+	if (!peak && !blk_queue_nonrot(bfqd->queue))
+		peak = BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC;
 
 	if (wr->coeff == 1) {
 		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
@@ -665,6 +700,32 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 
 	return bfq_wr_enabled(bfqd) && wr->kind == BFQ_WR_INTERACTIVE &&
 	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
+}
+
+/* Rule 9: @bfqq had an arrival or a completion at @now_ns. */
+void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		   u64 now_ns)
+{
+	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE && bfqq->wr.coeff > 1)
+		bfqd->wr.app_io_ns = now_ns;
+}
+
+/*
+ * Rule 9: whether a request of @bfqq must wait for the device to empty
+ * because an application starting reads between its own requests.
+ */
+bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       u64 now_ns)
+{
+	u64 last = bfqd->wr.app_io_ns;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqd->rq_in_driver || !last || !bfq_wr_enabled(bfqd))
+		return false;
+	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE && bfqq->wr.coeff > 1)
+		return false;
+	return now_ns - last < (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC;
 }
 
 /*

@@ -16,7 +16,8 @@
 # with its defaults (low_latency on).
 #
 # LAB_MODELS (default "disk ssd"), LAB_KINDS and LAB_SCHEDS (commas or
-# spaces) narrow the run; LAB_GUARD=X asserts that ours starts the
+# spaces) narrow the run; LAB_TRACE=1 prints where the application's
+# reads waited (lab-lib.sh, lab_trace_off) to the log; LAB_GUARD=X asserts that ours starts the
 # application within X times its idle time under each background (the
 # idle run uses the first of LAB_SCHEDS): quick-startup.sh does that.
 #
@@ -81,11 +82,13 @@ cell() {
 	local a b ms
 	lab_sched $1 || return 1
 	lab_cold
+	lab_trace_on
 	bg_start $2
 	a=$(sectors)
 	sleep $LEAD
 	b=$(sectors)
 	ms=$($LL startup $MNT $((CAP * 1000)) | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p')
+	lab_trace_off lowlat >&2
 	bg_stop
 	echo "${ms:-$((CAP * 1000))} $(awk -v a=$a -v b=$b -v t=$LEAD 'BEGIN { printf "%.2f", (b - a) * 512 / t / 1e6 }')"
 }

@@ -104,38 +104,79 @@ ci95() {
 
 # lab_readers SECS BS SPEC...: one sequential reader per SPEC, each
 # reading BS-sized O_DIRECT requests one at a time (psync: a synchronous
-# reader, the case bfq's idling is for) over the 128 MiB from byte OFF,
-# for SECS seconds, all at once. SPEC is OFF, OFF@W (the reader in cgroup
-# v2 group labN with io.bfq.weight W) or OFF%P (ionice best-effort level
-# P). Prints each reader's KiB, in order, on one line.
+# reader, the case bfq's idling is for) over the 128 MiB from byte OFF.
+# SPEC is OFF, OFF@W (the reader in cgroup v2 group labN with
+# io.bfq.weight W) or OFF%P (ionice best-effort level P). Prints the KiB
+# each reader read, in order, on one line, all counted over one window of
+# SECS seconds that opens once every reader runs: under TCG the fio
+# processes start up to a second apart, and a reader that runs alone
+# before the others start (or after they stop) at the device's full speed
+# skewed a 5 s share by up to ~15%. Counted in each job process's
+# /proc/PID/io read_bytes (submitted bytes, so a window's edge is off by
+# one request at most).
 lab_readers() {
-	local secs=$1 bs=$2 i=0 off spec cg n; shift 2
+	local secs=$1 bs=$2 i=0 off spec cg n pids= jobs a b t=0; shift 2
 	for spec in "$@"; do
 		off=${spec%[@%]*}
 		set -- fio --name=r$i --filename=/dev/$DEV --direct=1 \
 			--ioengine=psync --rw=read --bs=$bs --offset=$off \
-			--size=128M --time_based --runtime=$secs \
-			--output-format=terse --output=/tmp/rd$i.t
+			--size=128M --time_based --runtime=$((secs + 120)) \
+			--output=/dev/null
 		case "$spec" in
 		*@*)	cg2_io || return 1
 			cg=$CG2/lab$i
 			mkdir -p $cg
 			echo ${spec#*@} > $cg/io.bfq.weight ||
-				echo "BENCH-ERROR io.bfq.weight ${spec#*@} refused"
+				echo "BENCH-ERROR io.bfq.weight ${spec#*@} refused" >&2
 			cg_run $cg "$@" ;;
 		*%*)	ionice -c2 -n${spec#*%} "$@" & ;;
 		*)	"$@" & ;;
 		esac
+		pids="$pids $!"
 		i=$((i + 1))
 	done
+	n=$i
+	# Each fio forks one job process, which does the I/O: wait for all
+	# (at most 60 s), then 1 s more for the newest to get going.
+	while :; do
+		jobs=$(lab_children $pids)
+		[ $(echo $jobs | wc -w) -ge $n ] && break
+		t=$((t + 1))
+		[ $t -lt 600 ] || { echo "BENCH-ERROR fio jobs did not start" >&2; break; }
+		sleep 0.1
+	done
+	sleep 1
+	a=$(lab_read_bytes $jobs)
+	sleep $secs
+	b=$(lab_read_bytes $jobs)
+	kill -INT $pids 2>/dev/null
 	wait
-	n=$i i=0
+	echo "$a" "$b" | awk -v n=$n '{
+		for (i = 1; i <= n; i++) printf "%d ", ($(i + n) - $i) / 1024
+		print "" }'
+	i=0
 	while [ $i -lt $n ]; do
-		printf '%s ' "$(cut -d';' -f6 /tmp/rd$i.t)"
 		rmdir $CG2/lab$i 2>/dev/null
 		i=$((i + 1))
 	done
-	echo
+}
+# lab_children PID...: the first child of each PID (fio's job process),
+# in order (CONFIG_PROC_CHILDREN); a PID without one yet is left out.
+lab_children() {
+	local p c
+	for p in "$@"; do
+		# No newline ends the list, so not read (it fails at EOF).
+		set -- $(cat /proc/$p/task/$p/children 2>/dev/null)
+		[ $# -gt 0 ] && printf '%s ' $1
+	done
+}
+# lab_read_bytes PID...: each one's read_bytes, on one line (0 if gone).
+lab_read_bytes() {
+	local p v
+	for p in "$@"; do
+		v=$(awk '$1 == "read_bytes:" { print $2 }' /proc/$p/io 2>/dev/null)
+		printf '%s ' ${v:-0}
+	done
 }
 
 # lab_bfq_set KEY VALUE: an iosched tunable, when the scheduler has it.
@@ -143,4 +184,66 @@ lab_bfq_set() {
 	[ -e /sys/block/$DEV/queue/iosched/$1 ] &&
 		echo "$2" > /sys/block/$DEV/queue/iosched/$1
 	return 0
+}
+
+# lab_trace_on / lab_trace_off COMM: with LAB_TRACE=1, trace the block
+# layer between the two and print one line on COMM's reads: how many, their
+# mean wait in the scheduler (insert to issue) and in the device (issue to
+# completion), in ms, and the mean number of requests of any process in
+# the device when one of them was issued; then ours's raising starts and
+# ends (bfq_wr_* tracepoints, the first 40). Says where an application's time
+# under a background goes: waiting for the scheduler, or behind the
+# background's requests in the device.
+LAB_TR=/sys/kernel/tracing
+lab_trace_on() {
+	[ "${LAB_TRACE:-0}" = 1 ] || return 0
+	[ -d $LAB_TR/events ] || mount -t tracefs none $LAB_TR 2>/dev/null
+	echo 0 > $LAB_TR/tracing_on
+	echo 16384 > $LAB_TR/buffer_size_kb
+	: > $LAB_TR/trace
+	for e in block_rq_insert block_rq_issue block_rq_complete; do
+		echo 1 > $LAB_TR/events/block/$e/enable
+	done
+	# Ours: when each queue's raising starts and ends.
+	for e in bfq_wr_start bfq_wr_end; do
+		[ -e $LAB_TR/events/bfq/$e/enable ] &&
+			echo 1 > $LAB_TR/events/bfq/$e/enable
+	done
+	echo 1 > $LAB_TR/tracing_on
+}
+lab_trace_off() {
+	[ "${LAB_TRACE:-0}" = 1 ] || return 0
+	echo 0 > $LAB_TR/tracing_on
+	awk -v comm="$1" '
+	{
+		for (i = 1; i <= NF; i++) if ($i ~ /^block_rq_/) break
+		if (i > NF) next
+		ev = $i; t = $(i - 1); sub(/:$/, "", t)
+		for (k = i; k <= NF; k++) if ($k == "+") break
+		if (k > NF) next
+		key = $(i + 1) " " $(k - 1)
+		if (ev == "block_rq_insert:") {
+			if ($NF == "[" comm "]") { ins[key] = t; mine[key] = 1 }
+		} else if (ev == "block_rq_issue:") {
+			if (key in busy) next
+			busy[key] = 1; inflight++
+			if (key in mine) { n++; qw += t - ins[key]; infl += inflight - 1; iss[key] = t }
+		} else if (ev == "block_rq_complete:") {
+			if (!(key in busy)) next
+			delete busy[key]; inflight--
+			if (key in iss) { dw += t - iss[key]; nd++; delete iss[key]; delete mine[key] }
+		}
+	}
+	END {
+		if (!n) { print "LAB-TRACE " comm ": no requests"; exit }
+		printf "LAB-TRACE %s: %d reads, sched wait %.2f ms, device %.2f ms, %.1f in device at issue\n",
+		    comm, n, qw / n * 1000, nd ? dw / nd * 1000 : 0, infl / n
+	}' $LAB_TR/trace
+	grep -E 'bfq_wr_(start|end):' $LAB_TR/trace | head -40 |
+		sed 's/^ */LAB-TRACE /'
+	for e in bfq_wr_start bfq_wr_end; do
+		[ -e $LAB_TR/events/bfq/$e/enable ] &&
+			echo 0 > $LAB_TR/events/bfq/$e/enable
+	done
+	: > $LAB_TR/trace
 }
