@@ -1057,7 +1057,7 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 
 	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
 		return NULL;
-	if (bfq_wr_holds_back(bfqd, bfqq, ktime_get_ns())) {
+	if (bfq_wr_holds_back(bfqd, bfqq, 0)) {
 		bfqd->kick_on_finish = true;
 		return NULL;
 	}
@@ -1108,7 +1108,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		    bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
 			return NULL;
 		/* bfq-wr.c, rule 9: an application starts; one at a time. */
-		if (bfq_wr_holds_back(bfqd, bfqq, ktime_get_ns())) {
+		if (bfq_wr_holds_back(bfqd, bfqq, 0)) {
 			bfqd->kick_on_finish = true;
 			return NULL;
 		}
