@@ -16,9 +16,9 @@
  *    bfq_wr_duration_ns(): the time the device needs, at its estimated
  *    peak rate, to load a large application (BFQ_WR_REF_LOAD_SECTORS),
  *    within [BFQ_WR_MIN_DURATION_MS, BFQ_WR_MAX_DURATION_MS]; before the
- *    rate is measured, a typical disk's or SSD's by the device's kind. With that
- *    share the start-up takes about as long as on an idle device, whatever
- *    the background.
+ *    rate is measured, a typical disk's or SSD's by the device's kind.
+ *    With that share the start-up takes about as long as on an idle
+ *    device, whatever the background.
  * 2. Bulk queues lose it. A raised queue that, BFQ_WR_BULK_TURNS times,
  *    ends a turn because it used its whole budget or its whole turn, having
  *    moved at least half of max_budget in it, transfers at the device's
@@ -53,7 +53,9 @@
  *    afterwards are in a large burst for their life: they are a batch
  *    (git grep, make -j, a service manager), not one application a user
  *    waits for. Raising them all would raise nobody, and idling for each
- *    would cost the batch its throughput: they get neither.
+ *    to protect it would cost the batch its throughput: they get neither,
+ *    only the idling that gives a sequential reader on a disk its
+ *    throughput (bfq_should_idle()).
  * 5. Idling. The device idles for an interactively raised queue in service
  *    that empties, even where bfq_should_idle() would otherwise move on:
  *    the raised queue's next request is the one a user waits for. Also
@@ -774,7 +776,7 @@ bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			       bfqq->ioprio_class == cur->ioprio_class);
 }
 
-/* Rule 4: whether @bfqq was born in a large burst (no idling for it). */
+/* Rule 4: whether @bfqq was born in a large burst (no idling to protect it). */
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq)
 {
