@@ -18,6 +18,8 @@
 #   VMTEST_DEBUG=1       boot the debug kernel (make debug-kernel) with our
 #                        bfq built in; results are named vm/KVER-debug/TEST,
 #                        and any checker report fails dmesg-clean
+#   VMTEST_SKIP="T ..."  leave these tests out of the default list (check.sh
+#                        runs each long low-latency test on one kernel)
 #
 # A crash that is QEMU's, not the test's (vm_emu_fault in scripts/vm/
 # common.sh: a stale int3 of multi-threaded TCG) reruns the test it
@@ -66,6 +68,7 @@ else
 	for f in "$tdir"/*.sh; do
 		n=$(basename "$f" .sh)
 		case "$n" in lib|demo*) continue ;; esac
+		case " ${VMTEST_SKIP:-} " in *" $n "*) continue ;; esac
 		tests+=("$n")
 	done
 fi
