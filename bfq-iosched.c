@@ -56,9 +56,11 @@
  *  prepare_request takes a reference on the io context (ioc_find_get_icq);
  *  finish_request drops it, so an icq outlives the requests that name it.
  *
- * Lock order: q->queue_lock, then bfq_data.lock (exit_icq runs under the
- * former and takes the latter). bfq_data.lock is taken irq-safe because
- * finish_request may run in hard interrupt context.
+ * Lock order: q->queue_lock, then ioc->lock, then bfq_data.lock (exit_icq
+ * runs under ioc->lock, and under q->queue_lock too when the queue or the
+ * elevator goes; it takes bfq_data.lock itself, and nothing here takes
+ * either of the others with bfq_data.lock held). bfq_data.lock is taken
+ * irq-safe because finish_request may run in hard interrupt context.
  */
 #include <linux/blkdev.h>
 #include <linux/kernel.h>
@@ -732,8 +734,9 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq,
 /*
  * bfq-merge.c: @from's queued requests go to @to, each with its reference
  * and its deadline (the FIFO stays in deadline order); @from, left empty,
- * ends its turn if it holds the device. The caller holds a reference to
- * @from.
+ * ends its turn if it holds the device (bfq_merge_queues() never moves
+ * the queue in service away: a guard for other callers). The caller holds
+ * a reference to @from.
  */
 void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to)
@@ -1675,7 +1678,8 @@ static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 /*
  * The io context's link to this device goes away (process exit, or the
  * scheduler is switched): drop the process's reference to its queue.
- * Called with q->queue_lock (and the ioc's lock) held.
+ * Called with the ioc's lock held: at process exit (ioc_exit_icqs) only
+ * that one, when the elevator or the queue goes q->queue_lock too.
  */
 static void bfq_exit_icq(struct io_cq *icq)
 {

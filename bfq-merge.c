@@ -43,8 +43,10 @@
  *                  queue's last request ended (found in O(log N) in the
  *                  position tree), or a stable pair judged alike. Every
  *                  member of one queue moves to the other at once, so
- *                  chains (A into B, then B into C) leave one queue and no
- *                  pointer to the emptied ones.
+ *                  chains (A into B, then B into C) leave one queue with
+ *                  members; an emptied one lives on only through counted
+ *                  references (a stable pointer, requests in the device)
+ *                  and the lists bfq_put_queue() clears (waker, raised).
  *   MERGED -> SPLIT_PENDING     the merged queue is seeky (bfq_seeky()),
  *                  judged on its arrivals since the merge only.
  *   MERGED -> SEPARATE (for the leaver)  split_pending, or its ioprio
@@ -584,7 +586,6 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 	if (to->merge.stable == from)
 		bfq_stable_drop(to);
 
-	to->seek_history = 0;
 	to->merge.close_hits = 0;
 	to->entity.budget_sectors = max(to->entity.budget_sectors,
 					from->entity.budget_sectors);
@@ -596,6 +597,8 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 		to->merge.nr_members, why == BFQ_MERGE_STABLE ? "stable" :
 		"close");
 	bfq_move_queued(bfqd, from, to);
+	/* After the move: its requests' arrivals must not judge @to. */
+	to->seek_history = 0;
 	bfq_put_queue(from);
 }
 
