@@ -7,8 +7,8 @@
 # 90% 16 KiB files at random in the first half of the disk, 10% files of
 # 1-30 MiB at random in the second half (128 KiB direct reads), a log
 # appended every 10 files (tests/lab/labload.c, "web"). Per scheduler:
-# small-file completion time (mean, 95th percentile), large-file
-# bandwidth, total throughput. bfq with its defaults (low_latency on).
+# small-file completion time (mean, 95th percentile; the distribution for
+# the report's plot), large-file bandwidth, total throughput. bfq with its defaults (low_latency on).
 #
 # On a real disk: LAB_DEV=sdX sh exp3-webserver.sh (labload beside it);
 # the log area is overwritten.
@@ -29,6 +29,6 @@ for s in $(lab_scheds); do
 	set -- $(sed -n 's/^WEB //p' /tmp/web.out | tr '=' ' ')
 	# small N small_ms M small_p95_ms P large N large_mbps B total_mbps T
 	printf '%-12s %7s %12s %12s %7s %12s %10s\n' $s $2 $4 $6 $8 ${10} ${12}
-	lab_data exp3 "sched=$s small=$2 small_ms=$4 small_p95_ms=$6 large=$8 large_mbps=${10} total_mbps=${12}"
+	lab_data exp3 "sched=$s small=$2 small_ms=$4 small_p95_ms=$6 large=$8 large_mbps=${10} total_mbps=${12} small_pct_ms=${14}"
 done
 lab_done

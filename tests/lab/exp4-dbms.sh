@@ -6,7 +6,8 @@
 # read at random in one region of the disk a sixth of its size (the
 # 2007 file was 5 GB of a 30 GB disk): psync (1 outstanding) and libaio
 # at depth 10. Per scheduler: mean completion time of a request (fio's
-# clat) and the aggregate throughput.
+# clat; its distribution for the report's plot) and the aggregate
+# throughput.
 #
 # On a real disk: LAB_DEV=sdX sh exp4-dbms.sh, or the fio command below.
 # vmtest-timeout: 400
@@ -28,6 +29,20 @@ dbms() {
 		--time_based --runtime=$SECS
 }
 
+# clat_pcts: the completion time's 10th, 50th, 90th, 95th, 99th and 99.9th
+# percentiles and maximum in ms, comma separated, from fio's terse line
+# (fields 20, 24, 28-30 and 32 are "P%=usec" with fio's default list, 15
+# the maximum), for the report's latency plot.
+clat_pcts() {
+	local f v out=
+	for f in 20 24 28 29 30 32 15; do
+		v=$(lab_t $f)
+		v=${v#*=}
+		out=$out${out:+,}$(awk -v u="$v" 'BEGIN { printf "%.1f", u / 1000 }')
+	done
+	echo "$out"
+}
+
 lab_table exp4-dbms
 echo "$JOBS jobs of 4 KiB random direct reads in the first $region, ${SECS}s per cell"
 printf '%-12s %6s %14s %10s %8s\n' sched depth 'completion_ms' 'MB/s' IOPS
@@ -38,7 +53,7 @@ for s in $(lab_scheds); do
 		ms=$(awk -v u=$(lab_t 16) 'BEGIN { printf "%.1f", u / 1000 }')
 		mbps=$(awk -v k=$(lab_t 7) 'BEGIN { printf "%.3f", k * 1024 / 1e6 }')
 		printf '%-12s %6s %14s %10s %8s\n' $s $d $ms $mbps $(lab_t 8)
-		lab_data exp4 "sched=$s depth=$d completion_ms=$ms mbps=$mbps iops=$(lab_t 8)"
+		lab_data exp4 "sched=$s depth=$d completion_ms=$ms mbps=$mbps iops=$(lab_t 8) clat_pct_ms=$(clat_pcts)"
 	done
 done
 lab_done

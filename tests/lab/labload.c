@@ -14,8 +14,10 @@
  *	a quarter of DEV before its middle), so that the log reaches the disk
  *	during the run as it would with a server's periodic syncs.
  *	Prints "WEB small=N small_ms=MEAN small_p95_ms=P95 large=N
- *	large_mbps=MEAN total_mbps=T" (a large file's bandwidth is its size
- *	over its read time; the total counts every byte read in SECS).
+ *	large_mbps=MEAN total_mbps=T small_pct_ms=P10,P50,P90,P95,P99,P99.9,MAX"
+ *	(a large file's bandwidth is its size over its read time; the total
+ *	counts every byte read in SECS; the last field is the small files'
+ *	completion-time distribution, for the report's plot).
  *
  *   labload video DEV MAX ADD_SECS KIB PERIOD_MS
  *	BFQ's 2007 streaming test: a new periodic reader every ADD_SECS s (at
@@ -177,6 +179,25 @@ static void web_child(const char *dev, int id, int64_t end,
 	exit(0);
 }
 
+/*
+ * The small files' percentiles printed for the report's plot, per mille
+ * (1000: the maximum): those exp4-dbms.sh takes from fio's.
+ */
+static const unsigned int web_pcts[] = { 100, 500, 900, 950, 990, 999, 1000 };
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The @pm-th per-mille point of @n sorted samples in ns, in ms (0: none). */
+static double pct_ms(const int64_t *sorted, uint64_t n, unsigned int pm)
+{
+	uint64_t i;
+
+	if (!n)
+		return 0.0;
+	i = n * pm / 1000;
+	return sorted[i < n ? i : n - 1] / 1e6;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -202,12 +223,16 @@ static void web(const char *dev, int secs, int nproc)
 	for (i = 0; i < n; i++)
 		sum += sh->small_ns[i];
 	printf("WEB small=%llu small_ms=%.1f small_p95_ms=%.1f large=%llu "
-	       "large_mbps=%.2f total_mbps=%.2f\n",
+	       "large_mbps=%.2f total_mbps=%.2f small_pct_ms=",
 	       (unsigned long long)sh->small_n, n ? sum / n / 1e6 : 0.0,
-	       n ? sh->small_ns[n * 95 / 100] / 1e6 : 0.0,
+	       pct_ms(sh->small_ns, n, 950),
 	       (unsigned long long)sh->large_n,
 	       sh->large_n ? sh->large_kbps_sum / 1e3 / sh->large_n : 0.0,
 	       sh->bytes / ((now_ns() - t0) / 1e3));
+	for (i = 0; i < ARRAY_SIZE(web_pcts); i++)
+		printf("%s%.1f", i ? "," : "",
+		       pct_ms(sh->small_ns, n, web_pcts[i]));
+	printf("\n");
 }
 
 /* ---- video ---- */

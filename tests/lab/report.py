@@ -175,6 +175,65 @@ def plot_bars(labdir, name, title, ylabel, groups, series):
     return name
 
 
+# The percentiles of exp3's small_pct_ms and exp4's clat_pct_ms.
+PCT_LABELS = ["p10", "p50", "p90", "p95", "p99", "p99.9", "max"]
+
+
+def pcts(d, key):
+    vals = [float(v) for v in d.get(key, "").split(",") if v]
+    return vals if len(vals) == len(PCT_LABELS) else None
+
+
+def plot_latency(labdir, kver, runs_exps):
+    """exp3's small-file and exp4's request completion-time percentiles,
+    one panel per case, a line per scheduler (log scale)."""
+    panels = []
+    if "exp3-webserver" in runs_exps:
+        data = [d for d in runs_exps["exp3-webserver"][1] if d["exp"] == "exp3"]
+        panels.append(("exp3: small (16 KiB) file", data, "small_pct_ms"))
+    if "exp4-dbms" in runs_exps:
+        data = [d for d in runs_exps["exp4-dbms"][1] if d["exp"] == "exp4"]
+        for depth in ("1", "10"):
+            panels.append(("exp4: 4 KiB read, %s outstanding" % depth,
+                           [d for d in data if d.get("depth") == depth],
+                           "clat_pct_ms"))
+    panels = [p for p in panels if any(pcts(d, p[2]) for d in p[1])]
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4),
+                             squeeze=False)
+    for ax, (title, data, key) in zip(axes[0], panels):
+        for d in data:
+            vals = pcts(d, key)
+            if vals:
+                ax.plot(range(len(vals)), [max(v, 0.1) for v in vals],
+                        marker="o", label=d["sched"])
+        ax.set_xticks(range(len(PCT_LABELS)))
+        ax.set_xticklabels(PCT_LABELS, fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("completion time [ms]")
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle("latency distributions (%s)" % kver, fontsize=10)
+    name = "latency-%s.png" % kver
+    fig.tight_layout()
+    fig.savefig(os.path.join(labdir, name), dpi=90)
+    plt.close(fig)
+    return name
+
+
+def section_latency(labdir, runs):
+    out = ["## Latency distributions (experiments 3 and 4)", "",
+           "Completion-time percentiles of the web server's small files and "
+           "of the DBMS mix's reads, per scheduler (the tables above give "
+           "the means).", ""]
+    for kver, run in runs.items():
+        png = plot_latency(labdir, kver, run["exps"])
+        if png:
+            out += ["### %s" % kver, "", "![latency %s](%s)" % (kver, png), ""]
+    return out
+
+
 def section_calibrate(labdir, runs):
     out = ["## Calibration", "",
            "The model (tests/lab/diskmodel.c, defaults) against fio in the "
@@ -344,18 +403,21 @@ def main():
         [("scheduler", "sched"), ("small files", "small"),
          ("small ms", "small_ms"), ("small p95 ms", "small_p95_ms"),
          ("large files", "large"), ("large MB/s", "large_mbps"),
-         ("total MB/s", "total_mbps")])
+         ("total MB/s", "total_mbps"),
+         ("small ms " + "/".join(PCT_LABELS), "small_pct_ms")])
     out += section_simple(
         labdir, runs, "exp4-dbms", "exp4", "Experiment 4: DBMS mix",
         ["scheduler", "outstanding", "completion s", "MB/s"], PUB_EXP4,
         [("scheduler", "sched"), ("outstanding", "depth"),
          ("completion ms", "completion_ms"), ("MB/s", "mbps"),
-         ("IOPS", "iops")])
+         ("IOPS", "iops"),
+         ("ms " + "/".join(PCT_LABELS), "clat_pct_ms")])
     out += section_simple(
         labdir, runs, "exp5-video", "exp5", "Experiment 5: video streaming",
         ["scheduler", "streams", "MB/s"], PUB_EXP5,
         [("scheduler", "sched"), ("streams", "streams"),
          ("lost % (last interval)", "lost_pct"), ("MB/s", "mbps")])
+    out += section_latency(labdir, runs)
     with open(os.path.join(labdir, "report.md"), "w") as f:
         f.write("\n".join(out) + "\n")
     print("report: %s" % os.path.join(labdir, "report.md"))
