@@ -1,5 +1,5 @@
 # Benchmark "groups": what cgroups cost a scheduler. N psync 4k random
-# readers (separate fio processes) on a null_blk that completes at once
+# readers (separate processes) on a null_blk that completes at once
 # (irqmode=0, so the scheduler's CPU time is what limits IOPS), N = 1 and
 # 64, first all in the root cgroup ("flat"), then each in a cgroup of its
 # own, all at the default weight ("groups"). Total IOPS of ours, stock
@@ -21,34 +21,37 @@ done
 dev=$(mk_nullb grp0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
 	die "cannot create grp0"
 
-# readers N MODE: N fio processes, each one random reader on its own
-# region, in the root cgroup (MODE flat) or in bg1..bgN (groups); prints
-# the device's reads per second over SECS s once every one of them runs.
-# Counted at the device over one window for all: under TCG the 64 fio
-# processes take seconds to start one after the other, so the sum of each
-# job's own IOPS (each over its own window) moved by +-30% between runs.
+# readers N MODE: N random readers (/tests/lowlat randread, one static
+# process each, what fio --ioengine=psync --rw=randread --bs=4k does),
+# each on its own 64 MiB region, in the root cgroup (MODE flat) or in
+# bg1..bgN (groups); prints the device's reads per second over SECS s once
+# every one of them runs. Counted at the device over one window for all.
+# Not fio: 64 fio processes started together under TCG stalled in their
+# start-up for 15-20 s on 6.12 and fio gave up on most of them ("job
+# startup hung?"), so the window saw no reader at all.
 readers() {
-	local i cg a b n=0
+	local i cg a b t0
 	for i in $(seq $1); do
 		cg=$CG2
 		[ "$2" = groups ] && cg=$CG2/bg$i
-		cg_run $cg fio --name=r$i --filename=/dev/$dev --direct=1 \
-			--ioengine=psync --rw=randread --bs=4k \
-			--offset=$(((i - 1) * 64))M --size=64M --time_based \
-			--runtime=$((SECS + 120)) --output=/dev/null
+		cg_run $cg /tests/lowlat randread /dev/$dev $(((i - 1) * 64)) \
+			64 $((SECS + 300)) > /dev/null
 	done
-	# Each fio is a parent and a job process; at most 60 s.
-	while [ "$(pidof fio | wc -w)" -lt $(($1 * 2)) ] && [ $n -lt 600 ]; do
+	t0=$(date +%s)
+	while [ "$(pidof lowlat | wc -w)" -lt $1 ]; do
+		[ $(($(date +%s) - t0)) -lt 120 ] ||
+			die "only $(pidof lowlat | wc -w) of $1 readers after 120 s"
 		sleep 0.1
-		n=$((n + 1))
 	done
-	# As fio's ramp_time did: a fresh process runs slowly for its first
-	# second or two under TCG (its code translated anew).
-	sleep 3
+	# A fresh process runs slowly for its first second under TCG (its
+	# code translated anew).
+	sleep 2
 	a=$(awk '{ print $1 }' /sys/block/$dev/stat)
 	sleep $SECS
 	b=$(awk '{ print $1 }' /sys/block/$dev/stat)
-	killall -INT fio 2>/dev/null
+	[ "$(pidof lowlat | wc -w)" = $1 ] ||
+		die "a reader ended inside the window"
+	killall -INT lowlat 2>/dev/null
 	wait
 	echo $(((b - a) / SECS))
 }
@@ -81,7 +84,7 @@ for r in $(seq $BENCH_ROUNDS); do
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "groups: psync 4k randread, N fio processes in the root cgroup (flat) or one cgroup each (groups), null_blk irqmode=0, $(nproc) vCPU, ${SECS}s runs, low_latency=0, median of $BENCH_ROUNDS"
+echo "groups: psync 4k randread, N reader processes in the root cgroup (flat) or one cgroup each (groups), null_blk irqmode=0, $(nproc) vCPU, ${SECS}s runs, low_latency=0, median of $BENCH_ROUNDS"
 printf '%-8s %10s %10s %7s %7s %10s %10s %7s %7s\n' scheduler "1 flat" "1 group" loss paired \
 	"64 flat" "64 groups" loss paired
 for s in $SCHEDS; do

@@ -31,6 +31,14 @@
  *	whose index is i modulo N (FILE[i % count] when there are fewer
  *	files than children) and exits. Prints "BURST ms=N n=N" once all
  *	have exited.
+ *   lowlat randread DEV OFF_MIB SIZE_MIB SECS
+ *	One synchronous random reader: 4 KiB O_DIRECT reads at random
+ *	4 KiB-aligned offsets in [OFF_MIB, OFF_MIB + SIZE_MIB) MiB of DEV,
+ *	one at a time, for SECS seconds (or until SIGINT/SIGTERM). Prints
+ *	"RANDREAD ios=N secs=N.N". What fio --ioengine=psync --rw=randread
+ *	does, as a static process that starts at once: 64 fio processes
+ *	started together under TCG stall in their start-up for tens of
+ *	seconds and fio then gives up on some ("job startup hung?").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -255,6 +264,45 @@ static int do_burst(int n, int nfiles, char **files)
 	return 0;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	stop = 1;
+}
+
+static int do_randread(const char *dev, long long off_mib, long long size_mib,
+		       double secs)
+{
+	uint64_t t0 = now_us(), end = t0 + (uint64_t)(secs * 1e6);
+	uint64_t blocks = (uint64_t)size_mib << 8, ios = 0;
+	struct sigaction sa = { .sa_handler = on_stop };
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+
+	if (fd < 0)
+		die(dev);
+	if (!blocks || off_mib < 0)
+		die("randread: empty region");
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* Each region its own sequence of offsets. */
+	rnd_state ^= (uint32_t)(off_mib * 2654435761u) | 1;
+	do {
+		off_t pos = ((off_t)off_mib << 20) + (off_t)(rnd() % blocks) * 4096;
+
+		if (pread(fd, buf, 4096, pos) != 4096) {
+			if (errno == EINTR && stop)
+				break;
+			die("randread");
+		}
+		ios++;
+		/* The clock every 64 reads: cheap next to a read. */
+	} while (!stop && ((ios & 63) || now_us() < end));
+	printf("RANDREAD ios=%llu secs=%.1f\n", (unsigned long long)ios,
+	       (now_us() - t0) / 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (posix_memalign((void **)&buf, 4096, RD_BUF))
@@ -271,7 +319,11 @@ int main(int argc, char **argv)
 		return do_video(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "burst"))
 		return do_burst(atoi(argv[2]), argc - 3, argv + 3);
+	if (argc == 6 && !strcmp(argv[1], "randread"))
+		return do_randread(argv[2], atoll(argv[3]), atoll(argv[4]),
+				   atof(argv[5]));
 	fprintf(stderr, "usage: lowlat layout DIR | fill FILE MIB | startup DIR |\n"
-		"       video FILE SECS [FPS [MIN_KB MAX_KB]] | burst N FILE...\n");
+		"       video FILE SECS [FPS [MIN_KB MAX_KB]] | burst N FILE... |\n"
+		"       randread DEV OFF_MIB SIZE_MIB SECS\n");
 	return 2;
 }
