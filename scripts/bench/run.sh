@@ -20,6 +20,10 @@
 #                    background on vCPU 1 (LL_APP_CPUS, LL_BG_CPUS of
 #                    tests/lowlat/ll-lib.sh, which says what it changed)
 #   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
+#   BENCH_APPEND=..  more kernel command line, e.g. tsc=reliable: Debian's
+#                    6.1 marks the TSC unstable under TCG ("TSCs
+#                    unsynchronized") and falls back to the HPET, whose
+#                    every read traps to QEMU; 6.12 keeps the TSC
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
@@ -65,7 +69,7 @@ for n in "$@"; do
 	t0=$(date +%s)
 	set +e
 	VM_SMP=$smp vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((tmo + 60)) \
-		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-} $pin"
+		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-} $pin ${BENCH_APPEND:-}"
 	set -e
 	t1=$(date +%s)
 	txt=$out/$n-$KVER.txt
