@@ -279,10 +279,12 @@ static int do_randread(const char *dev, long long off_mib, long long size_mib,
 	struct sigaction sa = { .sa_handler = on_stop };
 	int fd = open(dev, O_RDONLY | O_DIRECT);
 
+	if (!blocks || off_mib < 0) {
+		fprintf(stderr, "lowlat: randread: empty region\n");
+		return 2;
+	}
 	if (fd < 0)
 		die(dev);
-	if (!blocks || off_mib < 0)
-		die("randread: empty region");
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* Each region its own sequence of offsets. */
