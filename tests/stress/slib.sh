@@ -200,21 +200,9 @@ s_cg_move() {
 	kill -0 "$1" 2>/dev/null && return 1
 	return 0
 }
-# s_cg_empty GROUP: move out whatever GROUP still holds (a fio job forked
-# while its parent sat there lands there too) and wait, at most 2 s, until
-# the kernel reports it unpopulated: a task that has exited but is not yet
-# released still counts, and rmdir then fails with EBUSY.
+# s_cg_empty GROUP: cg_empty of lib.sh into one of the stress's groups.
 s_cg_empty() {
-	local i=0 q
-	while [ $i -lt 40 ]; do
-		for q in $(cat "$1/cgroup.procs" 2>/dev/null); do
-			s_cg_move "$q"
-		done
-		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && return 0
-		usleep 50000
-		i=$((i + 1))
-	done
-	return 1
+	cg_empty "$1" "$(s_cg_pick)"
 }
 # s_cg_fini: every process back in the root, the groups removed.
 s_cg_fini() {

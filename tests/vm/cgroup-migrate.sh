@@ -112,17 +112,8 @@ for r in 1 2 3 4 5 6 7 8; do
 	for p in $(procs_of $BG); do echo $p > $G/m2/cgroup.procs; done
 	# fio forks its job process a while after it starts (seconds under
 	# TCG): one forked while the parent sat in $t after the list above was
-	# taken is born in $t. Move out whatever $t still holds and wait (at
-	# most 2 s) for the kernel to call it unpopulated, as the stress's
-	# s_cg_empty does; the requests queued in $t's group stay there.
-	n=0
-	while ! grep -q '^populated 0' $t/cgroup.events && [ $n -lt 40 ]; do
-		for p in $(cat $t/cgroup.procs); do
-			echo $p > $G/m2/cgroup.procs
-		done
-		usleep 50000
-		n=$((n + 1))
-	done
+	# taken is born in $t. The requests queued in $t's group stay there.
+	cg_empty $t $G/m2
 	if rmdir $t; then ok2=$((ok2 + 1)); else
 		fail "2: rmdir $t after the move out (procs '$(cat $t/cgroup.procs | tr '\n' ' ')', $(grep populated $t/cgroup.events))"
 	fi

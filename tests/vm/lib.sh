@@ -126,6 +126,8 @@ fiosum() {
 #   cg_run CGDIR CMD...      CMD in the background inside cgroup CGDIR (v1
 #                            or v2): the shell writes its own pid to
 #                            cgroup.procs and execs CMD, so $! is CMD's pid
+#   cg_empty GROUP DEST      move what GROUP still holds to DEST, wait (<= 2 s)
+#                            until it is unpopulated
 #   median                   the median of the numbers on stdin
 #   dmesg_reports [N]        kernel reports (most of the host's VM_REPORT_RE) in
 #                            the kernel log; with N, only after line N
@@ -154,6 +156,23 @@ cg2_io() {
 cg_run() {
 	local cg=$1; shift
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
+}
+# cg_empty GROUP DEST: move whatever the v2 GROUP still holds into DEST (a
+# fio job forked while its parent sat in GROUP is born there) and wait, at
+# most 2 s, until the kernel reports GROUP unpopulated: a task that has
+# exited but is not yet released still counts, and rmdir then fails with
+# EBUSY. 1 if it is still populated then.
+cg_empty() {
+	local i=0 q
+	while [ $i -lt 40 ]; do
+		for q in $(cat "$1/cgroup.procs" 2>/dev/null); do
+			echo "$q" > "$2/cgroup.procs" 2>/dev/null
+		done
+		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && return 0
+		usleep 50000
+		i=$((i + 1))
+	done
+	return 1
 }
 median() {
 	tr ' ' '\n' | grep . | sort -n |
