@@ -13,7 +13,7 @@
 SECS=${BENCH_SECS:-5}
 # none: what the block layer itself pays for the cgroups (blkg lookups,
 # per-cgroup stats), which no scheduler can save.
-SCHEDS="ours stock none"
+SCHEDS=$(bench_scheds ours stock none)
 cg2_io || die "no io controller"
 for i in $(seq 64); do
 	mkdir -p $CG2/bg$i

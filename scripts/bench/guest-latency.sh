@@ -23,7 +23,7 @@ LL_CAP=${LL_CAP:-20}
 . /tests/guest-lib.sh
 . /tests/ll-lib.sh
 SECS=${BENCH_SECS:-8}
-SCHEDS="ours stock mq-deadline kyber none"
+SCHEDS=$(bench_scheds ours stock mq-deadline kyber none)
 BGS="10r-seq 10r-rand 5r5w-seq"
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 ))s]"; }

@@ -5,8 +5,15 @@ for w in $(cat /proc/cmdline); do
 	BENCH_ROUNDS=?*) BENCH_ROUNDS=${w#*=} ;;
 	BENCH_SECS=?*) BENCH_SECS=${w#*=} ;;
 	BENCH_CNSEC=?*) BENCH_CNSEC=${w#*=} ;;
+	BENCH_SCHEDS=?*) BENCH_SCHEDS=$(echo "${w#*=}" | tr , ' ') ;;
 	esac
 done
+
+# bench_scheds DEFAULT...: the schedulers a benchmark compares, BENCH_SCHEDS
+# if set (a subset, e.g. to rerun ours alone), else its own list.
+bench_scheds() {
+	echo "${BENCH_SCHEDS:-$*}"
+}
 
 # use_sched DEV S: S is ours, stock (the bfq elevator of that module),
 # mq-deadline, kyber or none.

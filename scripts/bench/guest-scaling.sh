@@ -5,7 +5,7 @@
 . /tests/lib.sh
 . /tests/guest-lib.sh
 SECS=${BENCH_SECS:-5}
-SCHEDS="ours stock mq-deadline none"
+SCHEDS=$(bench_scheds ours stock mq-deadline none)
 dev=$(mk_nullb scale0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
 	die "cannot create scale0"
 for r in $(seq $BENCH_ROUNDS); do

@@ -19,6 +19,9 @@
 #   BENCH_PIN=1      latency only: the measured application on vCPU 0, the
 #                    background on vCPU 1 (LL_APP_CPUS, LL_BG_CPUS of
 #                    tests/lowlat/ll-lib.sh, which says what it changed)
+#   BENCH_SCHEDS=a,b cost, scaling, latency, groups: only these schedulers
+#                    (of ours, stock, mq-deadline, kyber, none), comma
+#                    separated
 #   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
 #   BENCH_APPEND=..  more kernel command line, e.g. tsc=reliable: Debian's
 #                    6.1 marks the TSC unstable under TCG ("TSCs
@@ -69,7 +72,7 @@ for n in "$@"; do
 	t0=$(date +%s)
 	set +e
 	VM_SMP=$smp vm_boot "$KVER" "$work/initrd.cpio" "$logf" $((tmo + 60)) \
-		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-} $pin ${BENCH_APPEND:-}"
+		"vmtests=guest-$n vmtimeout=$tmo vmwd=$((tmo + 30)) BENCH_ROUNDS=$rounds BENCH_SECS=${BENCH_SECS:-} BENCH_CNSEC=${BENCH_CNSEC:-} BENCH_SCHEDS=${BENCH_SCHEDS:-} $pin ${BENCH_APPEND:-}"
 	set -e
 	t1=$(date +%s)
 	txt=$out/$n-$KVER.txt
