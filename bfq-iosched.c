@@ -1307,6 +1307,31 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /*
+ * Whether a process the tags of rule 8 (bfq-wr.c) are kept for sleeps for
+ * one: a bic bfq_tag_note_waiter() marked, or a newcomer that asked less
+ * than BFQ_TAG_KEEP_MS ago (bfq_tag_note_newcomer(): it has no queue to
+ * mark, and once it has its tag it does not ask again, so its mark ends
+ * with time). @now_ns 0: the clock is read only if a newcomer asked.
+ */
+static bool bfq_tag_someone_waits(struct bfq_data *bfqd, u64 now_ns)
+{
+	u64 asked = READ_ONCE(bfqd->newcomer_ask_ns);
+
+	if (atomic_read(&bfqd->tag_waiters))
+		return true;
+	if (!asked)
+		return false;
+	if (!now_ns)
+		now_ns = ktime_get_ns();
+	/* Signed: another CPU may have stored a time later than ours. */
+	if ((s64)(now_ns - asked) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC)
+		return true;
+	/* Unless a newer ask came meanwhile: the clock is not read again. */
+	cmpxchg(&bfqd->newcomer_ask_ns, asked, 0);
+	return false;
+}
+
+/*
  * Called by bfq_finish_request() just before the block layer frees the
  * request's tag; a sleeper takes a few us to run, by which time the tag is
  * free. sbitmap_queue_wake_all() would wake one sleeper per wait queue.
@@ -1352,7 +1377,7 @@ static void bfq_finish_request(struct request *rq)
 		if (kick)
 			blk_mq_run_hw_queues(bfqd->queue, true);
 	}
-	if (atomic_read(&bfqd->tag_waiters))
+	if (bfq_tag_someone_waits(bfqd, 0))
 		bfq_tag_wake_all(rq->mq_hctx);
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -1527,7 +1552,7 @@ static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
 		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns);
 	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
-			     !atomic_read(&bfqd->tag_waiters));
+			     !bfq_tag_someone_waits(bfqd, now_ns));
 }
 
 /*
@@ -1551,6 +1576,19 @@ static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 		atomic_inc(&bfqd->tag_waiters);
 }
 
+/* The same for a process with no queue yet, which rule 1 will raise. */
+static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
+				  struct blk_mq_hw_ctx *hctx, u64 now_ns)
+{
+	unsigned int nr = hctx->queue->nr_requests;
+
+	if (IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE &&
+	    READ_ONCE(bfqd->shared_depth) < nr &&
+	    sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr &&
+	    bfq_wr_newcomer_raisable(bfqd, now_ns))
+		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
+}
+
 /*
  * Whether tags are kept at all: while a raised queue had I/O in the last
  * BFQ_TAG_KEEP_MS, or a process they are kept for waits for one. Otherwise
@@ -1566,7 +1604,7 @@ static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 	/* Signed: another CPU may have stored a time later than ours. */
 	return (raised_io_ns &&
 		(s64)(now_ns - raised_io_ns) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC) ||
-	       atomic_read(&bfqd->tag_waiters);
+	       bfq_tag_someone_waits(bfqd, now_ns);
 }
 
 /*
@@ -1574,35 +1612,44 @@ static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
  * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
  * a process that waits for a tag is not thinking, and bfq_add_request()
  * counts its request as arriving then. Lock-free, like
- * bfq_current_icq_hint(); a process bfq has no queue for yet (new, or new
- * to this device) may take every tag.
+ * bfq_current_icq_hint(), but for the lookup of a process whose hint is
+ * another device's; a process bfq has no queue for yet (new, or new to
+ * this device) may take every tag.
  */
 static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 				       struct blk_mq_alloc_data *data)
 {
 	struct bfq_io_cq *bic;
 	struct bfq_queue *bfqq;
+	struct io_cq *icq;
 	unsigned int tags = 0;
+	bool kept_for = false;
+	u64 now_ns = ktime_get_ns();
 
 	rcu_read_lock();
-	bic = icq_to_bic(bfq_current_icq_hint(data->q));
-	if (bic) {
-		/*
-		 * A process with no queue yet may take any tag, but is not
-		 * waited for: a burst of new processes (make -j) would make
-		 * every completion wake every sleeper.
-		 */
-		bool kept_for = false;
-		u64 now_ns = ktime_get_ns();
-
+	icq = bfq_current_icq_hint(data->q);
+	if (!icq && current->io_context) {
+		/* The hint is another device's: a process using several. */
+		spin_lock_irq(&data->q->queue_lock);
+		icq = ioc_lookup_icq(data->q);
+		spin_unlock_irq(&data->q->queue_lock);
+	}
+	bic = icq ? icq_to_bic(icq) : NULL;
+	if (bic)
 		WRITE_ONCE(bic->tag_ask_ns, now_ns);
-		bfqq = READ_ONCE(bic->sync_bfqq);
-		if (bfqq && !bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
-			if (bfq_tags_kept(bfqd, now_ns))
-				tags = READ_ONCE(bfqd->shared_depth);
-		} else if (kept_for) {
-			bfq_tag_note_waiter(bfqd, bic, data->hctx);
-		}
+	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
+	if (!bfqq) {
+		/*
+		 * A process with no queue yet may take any tag, and is
+		 * waited for unless a large burst goes on: in one (make -j)
+		 * every completion would wake every sleeper.
+		 */
+		bfq_tag_note_newcomer(bfqd, data->hctx, now_ns);
+	} else if (!bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
+		if (bfq_tags_kept(bfqd, now_ns))
+			tags = READ_ONCE(bfqd->shared_depth);
+	} else if (kept_for) {
+		bfq_tag_note_waiter(bfqd, bic, data->hctx);
 	}
 	rcu_read_unlock();
 	return tags;

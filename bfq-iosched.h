@@ -384,6 +384,7 @@ struct bfq_data {
 	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
 	unsigned int driver_depth;	/* requests the device takes at once */
 	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
+	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
 	u64 raised_io_ns;		/* last arrival or completion, raised */
 
@@ -544,6 +545,7 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
+bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns);
 bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,

@@ -429,6 +429,43 @@ static void bfq_wr_queue_burst_lifecycle(struct kunit *test)
 }
 
 /*
+ * Rule 8's newcomer: a process with no queue yet has the tags kept for it
+ * unless the queue it is about to get would be born in a large burst, and
+ * never with low_latency off.
+ */
+static void bfq_wr_newcomer_in_bursts(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	u64 now = MS(1000), last, end;
+	int i;
+
+	bfq_wr_test_dev_init(test, &d);
+	KUNIT_EXPECT_TRUE(test, bfq_wr_newcomer_raisable(d.bfqd, now));
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < BFQ_BURST_LARGE_SIZE; i++, now += MS(1)) {
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      bfq_wr_newcomer_raisable(d.bfqd, now),
+				      "before birth %d", i);
+		bfq_wr_queue_born(d.bfqd, d.q[i], now);
+	}
+	spin_unlock_irq(&d.bfqd->lock);
+	KUNIT_EXPECT_TRUE(test, d.bfqd->wr.burst.large);
+	last = now - MS(1);
+	KUNIT_EXPECT_FALSE(test, bfq_wr_newcomer_raisable(d.bfqd, now));
+	end = last + MS(BFQ_BURST_WINDOW_MS);
+	KUNIT_EXPECT_FALSE(test, bfq_wr_newcomer_raisable(d.bfqd, end - 1));
+	/* A time before the last birth (another CPU's clock): still in it. */
+	KUNIT_EXPECT_FALSE(test, bfq_wr_newcomer_raisable(d.bfqd, now - MS(5)));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_newcomer_raisable(d.bfqd, end));
+	d.bfqd->tun.low_latency = 0;
+	KUNIT_EXPECT_FALSE(test, bfq_wr_newcomer_raisable(d.bfqd, MS(100000)));
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < BFQ_BURST_LARGE_SIZE; i++)
+		bfq_wr_queue_exit(d.bfqd, d.q[i]);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * A queue freed while raised and in a burst leaves neither list; a burst
  * that restarts after the window forgets its old members.
  */
@@ -678,6 +715,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_burst_birth_table, bfq_burst_gen_params),
 	KUNIT_CASE(bfq_burst_size_bound),
 	KUNIT_CASE(bfq_wr_queue_burst_lifecycle),
+	KUNIT_CASE(bfq_wr_newcomer_in_bursts),
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
