@@ -1555,6 +1555,16 @@ static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     !bfq_tag_someone_waits(bfqd, now_ns));
 }
 
+/* A share of the tags is reserved and at most one tag is free: a wait. */
+static bool bfq_tags_nearly_out(struct bfq_data *bfqd,
+				struct blk_mq_hw_ctx *hctx)
+{
+	unsigned int nr = hctx->queue->nr_requests;
+
+	return READ_ONCE(bfqd->shared_depth) < nr &&
+	       sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr;
+}
+
 /*
  * The block layer wakes one sleeper per freed tag (sbitmap's waits are
  * exclusive), and a process limited to the shared tags that wakes for a
@@ -1568,10 +1578,7 @@ static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 				struct blk_mq_hw_ctx *hctx)
 {
-	unsigned int nr = hctx->queue->nr_requests;
-
-	if (READ_ONCE(bfqd->shared_depth) < nr &&
-	    sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr &&
+	if (bfq_tags_nearly_out(bfqd, hctx) &&
 	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
 		atomic_inc(&bfqd->tag_waiters);
 }
@@ -1580,12 +1587,9 @@ static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
 				  struct blk_mq_hw_ctx *hctx, u64 now_ns)
 {
-	unsigned int nr = hctx->queue->nr_requests;
-
-	if (IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE &&
-	    READ_ONCE(bfqd->shared_depth) < nr &&
-	    sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr &&
-	    bfq_wr_newcomer_raisable(bfqd, now_ns))
+	if (bfq_tags_nearly_out(bfqd, hctx) &&
+	    bfq_wr_newcomer_raisable(bfqd, now_ns) &&
+	    IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE)
 		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
 }
 

@@ -384,9 +384,9 @@ struct bfq_data {
 	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
 	unsigned int driver_depth;	/* requests the device takes at once */
 	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
-	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
 	u64 raised_io_ns;		/* last arrival or completion, raised */
+	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */
