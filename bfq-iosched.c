@@ -553,7 +553,8 @@ static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
 	return a->ioprio_class < b->ioprio_class;
 }
 
-static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why);
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
+		       u64 now_ns);
 static void bfq_idle_stop(struct bfq_data *bfqd);
 
 /*
@@ -604,7 +605,7 @@ static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfqq == bfqd->in_service_bfqq &&
 	    !time_after(jiffies, bfqd->turn_deadline))
 		return true;
-	bfq_expire(bfqd, BFQ_EXP_EMPTY);
+	bfq_expire(bfqd, BFQ_EXP_EMPTY, 0);
 	return false;
 }
 
@@ -674,7 +675,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqd->idling && bfq_tags_exhausted(bfqd, bfqd->in_service_bfqq) &&
 	    !READ_ONCE(bfqd->tun.strict_guarantees)) {
 		bfq_idle_stop(bfqd);
-		bfq_expire(bfqd, BFQ_EXP_EMPTY);
+		bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 	}
 	if (bfqq->nr_queued > 1)
 		return;
@@ -691,7 +692,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqd->in_service_bfqq &&
 	    (bfq_class_preempts(bfqq, bfqd->in_service_bfqq) ||
 	     bfq_wr_takes_over(bfqd, bfqq, bfqd->in_service_bfqq)))
-		bfq_expire(bfqd, BFQ_EXP_PREEMPTED);
+		bfq_expire(bfqd, BFQ_EXP_PREEMPTED, now_ns);
 }
 
 /*
@@ -762,7 +763,7 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		}
 	}
 	if (from == bfqd->in_service_bfqq)
-		bfq_expire(bfqd, BFQ_EXP_EMPTY);
+		bfq_expire(bfqd, BFQ_EXP_EMPTY, 0);
 }
 
 /*
@@ -913,7 +914,7 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 	 */
 	if (bfqd->idling && !hrtimer_is_queued(timer) &&
 	    bfqd->in_service_bfqq && !bfqd->in_service_bfqq->nr_queued)
-		bfq_expire(bfqd, BFQ_EXP_IDLE_TIMEOUT);
+		bfq_expire(bfqd, BFQ_EXP_IDLE_TIMEOUT, 0);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	blk_mq_run_hw_queues(bfqd->queue, true);
 	return HRTIMER_NORESTART;
@@ -928,17 +929,23 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 	return 0;
 }
 
-/* End the turn of the queue in service (budget rules: bfq-budget.c). */
-static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why)
+/*
+ * End the turn of the queue in service (budget rules: bfq-budget.c) at
+ * @now_ns, the caller's clock reading (0: none at hand, read it here).
+ */
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
+		       u64 now_ns)
 {
 	struct bfq_queue *bfqq = bfqd->in_service_bfqq;
 	struct bfq_entity *entity = &bfqq->entity;
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
-	u64 now_ns = ktime_get_ns();
 	unsigned int charge;
 
 	lockdep_assert_held(&bfqd->lock);
+
+	if (!now_ns)
+		now_ns = ktime_get_ns();
 
 	bfq_idle_stop(bfqd);
 	bfqd->parked = false;
@@ -978,8 +985,8 @@ static unsigned int bfq_turn_ms(struct bfq_data *bfqd)
 	return ms;
 }
 
-/* The queue in service, selecting one if none is. */
-static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
+/* The queue in service, selecting one at @now_ns if none is. */
+static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 {
 	struct bfq_entity *entity;
 	struct bfq_queue *bfqq;
@@ -995,7 +1002,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd)
 	/* Service received by injection counts into this turn. */
 	entity->service_sectors = bfq_inject_take_debt(bfqq,
 						       entity->budget_sectors);
-	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, ktime_get_ns());
+	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, now_ns);
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
 	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
@@ -1035,12 +1042,10 @@ static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
 	       entity->budget_sectors;
 }
 
-/* Take @rq out of @bfqq for the device. */
+/* Take @rq out of @bfqq for the device, at @now_ns. */
 static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    struct request *rq)
+			    struct request *rq, u64 now_ns)
 {
-	u64 now_ns = ktime_get_ns();
-
 	bfq_remove_request(bfqd, rq, true);
 	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
@@ -1058,19 +1063,19 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * bfq-inject.c finds one worth dispatching, else NULL.
  */
 static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
-					     struct bfq_queue *cur)
+					     struct bfq_queue *cur, u64 now_ns)
 {
 	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur);
 	struct request *rq;
 
 	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
 		return NULL;
-	if (bfq_wr_holds_back(bfqd, bfqq, 0)) {
+	if (bfq_wr_holds_back(bfqd, bfqq, now_ns)) {
 		bfqd->kick_on_finish = true;
 		return NULL;
 	}
 	rq = bfq_choose_rq(bfqd, bfqq);
-	bfq_dispatch_rq(bfqd, bfqq, rq);
+	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
 	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
 	rq_state_set(rq, BFQ_RQ_INJECTED, true);
 	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
@@ -1084,43 +1089,46 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
  * its turn lasts longer than timeout_sync, or it is empty and not worth
  * idling for (bfq_should_idle()). While a queue is idled for, or its
  * requests still in the device may bring the next one, nothing else is
- * dispatched.
+ * dispatched. One clock reading serves every decision of the call: the
+ * clock is slow to read on some machines (HPET), and this runs with
+ * interrupts off.
  */
 static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 {
+	u64 now_ns = ktime_get_ns();
 	struct bfq_queue *bfqq;
 	struct request *rq;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	while ((bfqq = bfq_in_service(bfqd))) {
+	while ((bfqq = bfq_in_service(bfqd, now_ns))) {
 		if (!bfqq->nr_queued) {
 			if (!bfq_should_idle(bfqd, bfqq)) {
-				bfq_expire(bfqd, BFQ_EXP_EMPTY);
+				bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 				continue;
 			}
 			if (!bfqq->nr_in_driver && !bfqd->idling)
 				bfq_idle_start(bfqd);
-			return bfq_dispatch_injected(bfqd, bfqq);
+			return bfq_dispatch_injected(bfqd, bfqq, now_ns);
 		}
 		if (time_after(jiffies, bfqd->turn_deadline)) {
-			bfq_expire(bfqd, BFQ_EXP_TIMEOUT);
+			bfq_expire(bfqd, BFQ_EXP_TIMEOUT, now_ns);
 			continue;
 		}
 		rq = bfq_choose_rq(bfqd, bfqq);
 		if (!bfq_budget_left_for(bfqq, rq)) {
-			bfq_expire(bfqd, BFQ_EXP_BUDGET);
+			bfq_expire(bfqd, BFQ_EXP_BUDGET, now_ns);
 			continue;
 		}
 		if (bfqq->merge.nr_members > 1 &&
-		    bfq_merge_gather(bfqd, bfqq, ktime_get_ns()))
+		    bfq_merge_gather(bfqd, bfqq, now_ns))
 			return NULL;
 		/* bfq-wr.c, rule 9: an application starts; one at a time. */
-		if (bfq_wr_holds_back(bfqd, bfqq, 0)) {
+		if (bfq_wr_holds_back(bfqd, bfqq, now_ns)) {
 			bfqd->kick_on_finish = true;
 			return NULL;
 		}
-		bfq_dispatch_rq(bfqd, bfqq, rq);
+		bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
 				   blk_rq_sectors(rq),
@@ -1300,7 +1308,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			bfq_park(bfqd, now_ns);
 		} else {
 			/* Not left in service until the next dispatch. */
-			bfq_expire(bfqd, BFQ_EXP_EMPTY);
+			bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 			bfqd->kick_on_finish = true;
 		}
 	}
@@ -1453,6 +1461,11 @@ static struct io_cq *bfq_current_icq_hint(struct request_queue *q)
 	return icq;
 }
 
+/*
+ * A bio may grow a request we hold. With none held (a process reading
+ * synchronously, one request at a time, finds none of its own) the lock
+ * is not taken: a request inserted meanwhile only misses one merge.
+ */
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
@@ -1462,6 +1475,8 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	struct bfq_queue *cur;
 	bool merged, kick;
 
+	if (!READ_ONCE(bfqd->nr_queued))
+		return false;
 	rcu_read_lock();
 	if (op_is_sync(bio->bi_opf))
 		bic = icq_to_bic(bfq_current_icq_hint(q));
@@ -1827,7 +1842,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 	bfq_merge_exit(bfqd);
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
-		bfq_expire(bfqd, BFQ_EXP_EMPTY);
+		bfq_expire(bfqd, BFQ_EXP_EMPTY, 0);
 	for (class = 0; class < BFQ_NR_CLASSES; class++) {
 		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
 			struct bfq_queue **slot = &bfqd->async_bfqq[class][level];
