@@ -719,9 +719,8 @@ void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 
 /*
  * Rule 9: whether a request of @bfqq must wait for the device to empty
- * because an application starting reads between its own requests. @now_ns
- * 0: read the clock only if the answer depends on it (a dispatch pays
- * nothing for this while no application starts).
+ * because an application starting reads between its own requests, at
+ * @now_ns (the dispatch's clock reading).
  */
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns)
@@ -734,8 +733,6 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		return false;
 	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE && bfqq->wr.coeff > 1)
 		return false;
-	if (!now_ns)
-		now_ns = ktime_get_ns();
 	return now_ns - last < (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC;
 }
 
