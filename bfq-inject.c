@@ -261,10 +261,11 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 /*
  * Rules 1 and 4: the queue to dispatch from while the device idles for
- * @cur, or NULL to leave the device idle.
+ * @cur, or NULL to leave the device idle; @now_ns is the dispatch's clock
+ * reading.
  */
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
-				  struct bfq_queue *cur)
+				  struct bfq_queue *cur, u64 now_ns)
 {
 	struct bfq_queue *waker = cur->inj.waker;
 	struct bfq_entity *next;
@@ -276,10 +277,9 @@ struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 		return NULL;
 	if (waker && waker->nr_queued && !cur->nr_in_driver)
 		return waker;
-	if (bfq_wr_protected(bfqd, cur) || bfqd->busy_kinds > 1)
+	if (bfq_wr_protected(bfqd, cur, now_ns) || bfqd->busy_kinds > 1)
 		return NULL;
-	if (bfqd->inj.in_driver >=
-	    bfq_inject_limit(&bfqd->inj.learn, ktime_get_ns()))
+	if (bfqd->inj.in_driver >= bfq_inject_limit(&bfqd->inj.learn, now_ns))
 		return NULL;
 	next = bfq_sched_peek(&bfqd->sched, BFQ_CLASS_BE);
 	return next ? container_of(next, struct bfq_queue, entity) : NULL;

@@ -597,7 +597,8 @@ static void bfq_park(struct bfq_data *bfqd, u64 now_ns)
  * the arrival then being to the low-latency rules what it is to a queue
  * that was not in service.
  */
-static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		       u64 now_ns)
 {
 	if (!bfqd->parked)
 		return false;
@@ -605,7 +606,7 @@ static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfqq == bfqd->in_service_bfqq &&
 	    !time_after(jiffies, bfqd->turn_deadline))
 		return true;
-	bfq_expire(bfqd, BFQ_EXP_EMPTY, 0);
+	bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 	return false;
 }
 
@@ -636,7 +637,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	resumed = bfq_unpark(bfqd, bfqq);
+	resumed = bfq_unpark(bfqd, bfqq, now_ns);
 	if (rq_state(rq) & BFQ_RQ_ASKED) {
 		if (rq->fifo_time < now_ns &&
 		    rq->fifo_time >= bfqq->last_done_ns)
@@ -851,7 +852,8 @@ static bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * together on a disk, idled for only as a batch, moved 13.6 MB/s on the
  * lab's disk model against 21.7 MB/s idled for.
  */
-static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    u64 now_ns)
 {
 	bool batch;
 
@@ -862,7 +864,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	batch = bfq_wr_in_large_burst(bfqd, bfqq);
-	if (!batch && bfq_wr_protected(bfqd, bfqq))
+	if (!batch && bfq_wr_protected(bfqd, bfqq, now_ns))
 		return true;
 	if (bfq_thinks_long(bfqd, bfqq))
 		return false;
@@ -1065,7 +1067,7 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 					     struct bfq_queue *cur, u64 now_ns)
 {
-	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur);
+	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur, now_ns);
 	struct request *rq;
 
 	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
@@ -1103,7 +1105,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 
 	while ((bfqq = bfq_in_service(bfqd, now_ns))) {
 		if (!bfqq->nr_queued) {
-			if (!bfq_should_idle(bfqd, bfqq)) {
+			if (!bfq_should_idle(bfqd, bfqq, now_ns)) {
 				bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 				continue;
 			}
@@ -1302,7 +1304,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
 	    !bfqq->nr_in_driver && !bfqd->idling) {
-		if (bfq_should_idle(bfqd, bfqq)) {
+		if (bfq_should_idle(bfqd, bfqq, now_ns)) {
 			bfq_idle_start(bfqd);
 		} else if (!bfqd->nr_queued) {
 			bfq_park(bfqd, now_ns);

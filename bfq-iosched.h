@@ -538,7 +538,8 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    enum bfq_expire_reason why, unsigned int served,
 		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
-bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		      u64 now_ns);
 void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
@@ -571,7 +572,7 @@ void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      struct request *rq, u64 now_ns);
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
-				  struct bfq_queue *cur);
+				  struct bfq_queue *cur, u64 now_ns);
 void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   struct bfq_queue *cur, unsigned int sectors);
 void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,

@@ -700,13 +700,14 @@ void bfq_wr_end_all(struct bfq_data *bfqd)
 	bfqd->wr.burst.size = 0;
 }
 
-/* Rule 5: whether @bfqq is raised and the device must idle for it. */
-bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+/* Rule 5: whether @bfqq is raised at @now_ns and the device must idle for it. */
+bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		      u64 now_ns)
 {
 	const struct bfq_wr_queue *wr = &bfqq->wr;
 
 	return bfq_wr_enabled(bfqd) && wr->kind == BFQ_WR_INTERACTIVE &&
-	       ktime_get_ns() - wr->start_ns < wr->dur_ns;
+	       now_ns - wr->start_ns < wr->dur_ns;
 }
 
 /* Rule 9: @bfqq had an arrival or a completion at @now_ns. */
