@@ -71,6 +71,12 @@ LL_MAX_SECTORS=${LL_MAX_SECTORS:-2560}
 # completions, landing on the vCPU the background saturates). The
 # benchmark sets them with BENCH_PIN=1 (scripts/bench/run.sh).
 LL_BG_CPUS=${LL_BG_CPUS:-}
+# LL_BG_NICE (a diagnostic, off by default): the background's fio jobs at
+# this CPU nice, with their I/O priority held at BE 4, nice 0's, so that
+# the I/O they ask for is the same. With 19 (6.12, depth 32, 2026-11-27)
+# start-ups under the readers came near idle for both bfqs, but not under
+# 5r5w-seq, whose writeback runs in kworkers (tests/vm/README.md).
+LL_BG_NICE=${LL_BG_NICE:-}
 LL_APP_CPUS=${LL_APP_CPUS:-}
 LL_DEV= LL_MNT=
 # Results of an earlier script in the same boot are not this one's.
@@ -165,6 +171,11 @@ ll_bg_start() {
 		echo "runtime=3600"
 		echo "allow_file_create=0"
 		[ -n "$LL_BG_CPUS" ] && echo "cpus_allowed=$LL_BG_CPUS"
+		if [ -n "$LL_BG_NICE" ]; then
+			echo "nice=$LL_BG_NICE"
+			echo "prioclass=2"
+			echo "prio=4"
+		fi
 		i=0
 		while [ $i -lt $nr ]; do
 			echo "[r$i]"
