@@ -71,13 +71,15 @@ LL_MAX_SECTORS=${LL_MAX_SECTORS:-2560}
 # completions, landing on the vCPU the background saturates). The
 # benchmark sets them with BENCH_PIN=1 (scripts/bench/run.sh).
 LL_BG_CPUS=${LL_BG_CPUS:-}
+LL_APP_CPUS=${LL_APP_CPUS:-}
 # LL_BG_NICE (a diagnostic, off by default): the background's fio jobs at
 # this CPU nice, with their I/O priority held at BE 4, nice 0's, so that
-# the I/O they ask for is the same. With 19 (6.12, depth 32, 2026-11-27)
-# start-ups under the readers came near idle for both bfqs, but not under
-# 5r5w-seq, whose writeback runs in kworkers (tests/vm/README.md).
+# the I/O they ask for is the same. With 19 (6.12, depth 32, 2026-11-27,
+# one boot) the start-ups of both bfqs under 10r-seq came within 0.97-1.24x
+# idle, under 10r-rand 1.1-1.5x, and under 5r5w-seq stayed at 1.7-2.4x,
+# its writeback running in kworkers that no nice reaches
+# (tests/vm/README.md).
 LL_BG_NICE=${LL_BG_NICE:-}
-LL_APP_CPUS=${LL_APP_CPUS:-}
 LL_DEV= LL_MNT=
 # Results of an earlier script in the same boot are not this one's.
 rm -rf /tmp/llr
