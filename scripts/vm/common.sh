@@ -15,8 +15,9 @@ case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # Stock modules the guest needs (their dependencies are added by _vm_deps).
 # ext4 (with jbd2, mbcache, crc16) for the low-latency tests' filesystem.
-# nbd for the lab's disk model (tests/lab/diskmodel.c).
-VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot ext4 nbd)
+# nbd for the lab's disk model (tests/lab/diskmodel.c). nvme for a device
+# that takes several discard ranges in one request (tests/vm/discard.sh).
+VM_MODULES=(configfs null_blk scsi_debug sd_mod kyber-iosched loop dm-mod dm-snapshot ext4 nbd nvme)
 # Soft dependencies modinfo's "depends" does not list (crc-t10dif asks the
 # crypto API for "crct10dif", crc64-rocksoft for "crc64-rocksoft", ext4 and
 # jbd2 for "crc32c"): taken when the kernel has them as modules.
@@ -184,20 +185,30 @@ vm_overlay() {
 # of Debian's: bfq (ours), null_blk and scsi_debug are built in, so the boot
 # creates no devices of its own and the guest helpers are told (vmbuiltin=1).
 # The base initramfs's Debian modules are simply not used there.
+# Every guest also has an NVMe controller with one 64 MiB namespace, backed
+# by a sparse file that lives as long as the boot; its driver is not
+# loaded until a test asks for it (modprobe nvme).
 vm_boot() {
-	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir kernel
+	local kver=$1 initrd=$2 logf=$3 tmo=$4 append=$5 dir kernel nvme rc
 	dir=$(kver_dir "$kver")
 	kernel=$dir/vmlinuz
 	if [ "${VM_DEBUG:-0}" = 1 ]; then
 		kernel=$(vm_debug_kernel "$kver") || return 1
 		append="vmbuiltin=1 null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.dev_size_mb=64 scsi_debug.max_queue=8 $append"
 	fi
+	nvme=$(mktemp "${TMPDIR:-/tmp}/bfq-nvme.XXXXXX") || return 1
+	truncate -s 64M "$nvme" || { rm -f "$nvme"; return 1; }
 	timeout -k 10 "$tmo" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m 2G \
 		-nographic -no-reboot \
+		-drive "file=$nvme,if=none,id=nvm0,format=raw,discard=unmap" \
+		-device nvme,serial=bfqlab0,drive=nvm0 \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 trace_options=norecord-cmd $append" \
 		< /dev/null > "$logf" 2>&1
+	rc=$?
+	rm -f "$nvme"
+	return $rc
 }
 
 # vm_debug_kernel KVER: the path of KVER's debug kernel; fails when it has
