@@ -39,6 +39,11 @@
  *    queue of its own; bfq_sync_queue() and bfq_merge_arrival() are the
  *    only places a process's sync queue changes.
  *
+ * 7. Request merges. Queued requests are in blk-mq's merge hash, which
+ *    finds a request ending where a bio or request begins; the elevator
+ *    core calls us back for each merge. Multi-range discards stay out of
+ *    it: the core merges those without the callback (bfq_add_request()).
+ *
  * References (all counted in bfq_queue.ref, under bfq_data.lock):
  *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq
  *    or when it moves to another queue (group change, merge, split); a
@@ -621,6 +626,14 @@ static void bfq_queue_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 }
 
+/*
+ * Queue @rq in @bfqq. A discard on a device that takes several ranges in
+ * one request (NVMe) stays out of the merge hash: the block layer merges
+ * two such requests without calling requests_merged (attempt_merge()), and
+ * elv_attempt_insert_merge()'s second pass would hand it one we hold,
+ * found in the hash, to free while it is still in our lists. q->last_merge
+ * is safe: only the request being inserted is merged into it.
+ */
 static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq)
 {
@@ -654,7 +667,8 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
 	list_add_tail(&rq->queuelist, &bfqq->fifo);
 	if (rq_mergeable(rq)) {
-		elv_rqhash_add(q, rq);
+		if (!blk_discard_mergable(rq))
+			elv_rqhash_add(q, rq);
 		if (!q->last_merge)
 			q->last_merge = rq;
 	}
