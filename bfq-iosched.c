@@ -26,7 +26,9 @@
  *
  * 4. Requests inserted at the head (requeues, flush sequences) and requests
  *    blk-mq did not prepare through us bypass the queues in
- *    bfq_data.dispatch_head and are dispatched first.
+ *    bfq_data.dispatch_head and are dispatched first. A request the driver
+ *    gives back with its own setup kept (RQF_DONTPREP) never comes back
+ *    to us: it stays counted in the device (bfq_requeue_request()).
  *
  * 5. Low latency (bfq-wr.c). The life cycle tells it when a sync queue is
  *    born, becomes backlogged, dispatches, is selected, expires and becomes
@@ -1409,7 +1411,14 @@ static void bfq_finish_request(struct request *rq)
 	}
 }
 
-/* The driver gave @rq back; it will come again through insert. */
+/*
+ * The driver gave @rq back; it will come again through insert, unless the
+ * driver keeps its setup of it (RQF_DONTPREP: a SCSI command retried).
+ * blk-mq hands such a request straight back to the driver
+ * (blk_mq_requeue_work()), never to us: it stays counted in the device,
+ * and its completion is accounted like any other. Only its service time
+ * no longer measures the device.
+ */
 static void bfq_requeue_request(struct request *rq)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
@@ -1418,7 +1427,10 @@ static void bfq_requeue_request(struct request *rq)
 	if (!bfqq)
 		return;
 	spin_lock_irqsave(&bfqq->bfqd->lock, flags);
-	if (rq_state(rq) & BFQ_RQ_IN_DRIVER) {
+	if ((rq_state(rq) & BFQ_RQ_IN_DRIVER) &&
+	    (rq->rq_flags & RQF_DONTPREP)) {
+		bfq_seek_cancel(&bfqq->bfqd->seek);
+	} else if (rq_state(rq) & BFQ_RQ_IN_DRIVER) {
 		bfqq->nr_in_driver--;
 		bfqq->bfqd->rq_in_driver--;
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
