@@ -1695,7 +1695,12 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 	} else if (!bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
 		if (bfq_tags_kept(bfqd, now_ns))
 			tags = READ_ONCE(bfqd->shared_depth);
-	} else if (kept_for) {
+	} else if (kept_for && !(data->flags & BLK_MQ_REQ_NOWAIT)) {
+		/*
+		 * Not a NOWAIT ask (RWF_NOWAIT, io_uring's first try): it
+		 * fails rather than sleeps, and a failed ask never reaches
+		 * bfq_prepare_request(), which would end the mark.
+		 */
 		bfq_tag_note_waiter(bfqd, bic, data->hctx);
 	}
 	rcu_read_unlock();
