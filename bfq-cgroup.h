@@ -281,10 +281,16 @@ static inline void bfq_cg_deactivate(struct bfq_data *bfqd)
 
 /* Rule 14 of bfq-cgroup.c: the statistics only debug kernels keep. */
 #if defined(CONFIG_BFQ_GROUP_IOSCHED) && defined(CONFIG_BFQ_CGROUP_DEBUG)
+/*
+ * On 6.1 fifo_time shares its memory with the csd that sends a completion
+ * to another CPU, which leaves a pointer or 0 there: a dispatch time is
+ * one between the request's start and now.
+ */
 static inline void bfq_cg_stat_completed(struct bfq_group *bfqg,
 					 struct request *rq, u64 now_ns)
 {
-	if (bfqg && rq->fifo_time < now_ns)
+	if (bfqg && rq->fifo_time >= rq->start_time_ns &&
+	    rq->fifo_time < now_ns)
 		blkg_rwstat_add(&bfqg->stats.service_ns, rq->cmd_flags,
 				now_ns - rq->fifo_time);
 }
