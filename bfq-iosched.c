@@ -1427,16 +1427,15 @@ static void bfq_requeue_request(struct request *rq)
 	if (!bfqq)
 		return;
 	spin_lock_irqsave(&bfqq->bfqd->lock, flags);
-	if ((rq_state(rq) & BFQ_RQ_IN_DRIVER) &&
-	    (rq->rq_flags & RQF_DONTPREP)) {
+	if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
 		bfq_seek_cancel(&bfqq->bfqd->seek);
-	} else if (rq_state(rq) & BFQ_RQ_IN_DRIVER) {
+	if ((rq_state(rq) & BFQ_RQ_IN_DRIVER) &&
+	    !(rq->rq_flags & RQF_DONTPREP)) {
 		bfqq->nr_in_driver--;
 		bfqq->bfqd->rq_in_driver--;
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
 				  bfqq->bfqd->rq_in_driver);
-		bfq_seek_cancel(&bfqq->bfqd->seek);
 		if (rq_state(rq) & BFQ_RQ_INJECTED) {
 			rq_state_set(rq, BFQ_RQ_INJECTED, false);
 			bfqq->bfqd->inj.in_driver--;
