@@ -26,10 +26,17 @@ done
 echo BENCH-TABLE-BEGIN
 echo "cost: psync 4k randread, null_blk irqmode=0, ${SECS}s runs, median of $BENCH_ROUNDS"
 printf '%-12s %10s %10s %9s %9s\n' scheduler "1job IOPS" "2job IOPS" "1j/none" "2j/none"
-n1=$(median < /tmp/iops-none-1); n2=$(median < /tmp/iops-none-2)
+# The ratios need none's runs: "-" when BENCH_SCHEDS left none out.
+n1=0 n2=0
+if [ -f /tmp/iops-none-1 ]; then
+	n1=$(median < /tmp/iops-none-1); n2=$(median < /tmp/iops-none-2)
+fi
 for s in $SCHEDS; do
 	a=$(median < /tmp/iops-$s-1); b=$(median < /tmp/iops-$s-2)
-	awk -v s=$s -v a=$a -v b=$b -v n1=$n1 -v n2=$n2 'BEGIN { printf "%-12s %10d %10d %9.2f %9.2f\n", s, a, b, a / n1, b / n2 }'
+	awk -v s=$s -v a=$a -v b=$b -v n1=$n1 -v n2=$n2 'BEGIN {
+		r1 = n1 > 0 ? sprintf("%.2f", a / n1) : "-"
+		r2 = n2 > 0 ? sprintf("%.2f", b / n2) : "-"
+		printf "%-12s %10d %10d %9s %9s\n", s, a, b, r1, r2 }'
 done
 echo "per round (IOPS): $(for s in $SCHEDS; do echo -n "$s 1j[$(cat /tmp/iops-$s-1 | tr '\n' ' ' | sed 's/ $//')] 2j[$(cat /tmp/iops-$s-2 | tr '\n' ' ' | sed 's/ $//')]; "; done)"
 echo BENCH-TABLE-END

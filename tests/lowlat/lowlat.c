@@ -25,7 +25,11 @@
  *	it completes more than one period (40 ms at 25 fps) after its slot
  *	starts. A run that reaches twice SECS stops there and counts the
  *	frames not read as late. Prints "VIDEO frames=N late=N
- *	worst_late_ms=N.N max_ms=N.N secs=N.N".
+ *	worst_late_ms=N.N max_ms=N.N secs=N.N wake_max_ms=N.N
+ *	read_max_ms=N.N late_wake_ms=N.N late_read_ms=N.N": the longest
+ *	wait between a slot and its read's start (a CPU, or the previous
+ *	frame) and the longest read, then the same two summed over the late
+ *	frames: what made them late, the CPU or the device.
  *   lowlat burst N FILE...
  *	Forks N children at once; child i reads whole, in turn, every FILE
  *	whose index is i modulo N (FILE[i % count] when there are fewer
@@ -193,6 +197,7 @@ static int do_video(int argc, char **argv)
 	int min_kb = argc > 4 ? atoi(argv[3]) : 100;
 	int max_kb = argc > 4 ? atoi(argv[4]) : 300;
 	uint64_t period = 1000000 / fps, t0, slot, end, worst = 0, maxd = 0;
+	uint64_t wake_max = 0, read_max = 0, late_wake = 0, late_read = 0;
 	int fd = open(path, O_RDONLY | O_DIRECT), frames, i, late = 0;
 	off_t size, off = 0;
 
@@ -221,21 +226,32 @@ static int do_video(int argc, char **argv)
 			usleep(slot - t);
 		if (off + (off_t)len > size)
 			off = 0;
+		t = now_us();
 		if (pread(fd, buf, len, off) != (ssize_t)len)
 			die("video read");
 		off += len;
 		done = now_us();
 		if (done - slot > maxd)
 			maxd = done - slot;
+		/* Where a frame's time went: waiting for a CPU (or for the
+		 * previous frame) before its read, and the read itself. */
+		if (t - slot > wake_max)
+			wake_max = t - slot;
+		if (done - t > read_max)
+			read_max = done - t;
 		if (done > slot + period) {
 			late++;
+			late_wake += t - slot;
+			late_read += done - t;
 			if (done - slot - period > worst)
 				worst = done - slot - period;
 		}
 	}
 	end = now_us();
-	printf("VIDEO frames=%d late=%d worst_late_ms=%.1f max_ms=%.1f secs=%.1f\n",
-	       frames, late, worst / 1000.0, maxd / 1000.0, (end - t0) / 1e6);
+	printf("VIDEO frames=%d late=%d worst_late_ms=%.1f max_ms=%.1f secs=%.1f wake_max_ms=%.1f read_max_ms=%.1f late_wake_ms=%.1f late_read_ms=%.1f\n",
+	       frames, late, worst / 1000.0, maxd / 1000.0, (end - t0) / 1e6,
+	       wake_max / 1000.0, read_max / 1000.0, late_wake / 1000.0,
+	       late_read / 1000.0);
 	return 0;
 }
 
