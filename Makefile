@@ -98,9 +98,11 @@ vmtest: modules
 # The VM tests that make sense with bfq built in, on the debug kernel. Not
 # core-share: its bounds assume Debian's kernel speed. cgroup-v1 checks
 # the CONFIG_BFQ_CGROUP_DEBUG statistics there. The stress matrix toggles
-# strict_guarantees there.
+# strict_guarantees there. discard sends multi-range discards through bfq
+# on the NVMe namespace (the merge path bfq_add_request() keeps them out of
+# the hash for).
 DEBUG_TESTS ?= tunables fio-verify fio-slowdev scsi-debug core-classes \
-	core-observe core-strict cgroup-v1
+	core-observe core-strict cgroup-v1 discard
 vmtest-debug:
 	VMTEST_DEBUG=1 $(TOP)/scripts/vmtest.sh $(KVER) $(DEBUG_TESTS)
 
