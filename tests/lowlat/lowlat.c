@@ -227,6 +227,9 @@ static int do_video(int argc, char **argv)
 		if (off + (off_t)len > size)
 			off = 0;
 		t = now_us();
+		/* usleep() may return a little early: no negative wait. */
+		if (t < slot)
+			t = slot;
 		if (pread(fd, buf, len, off) != (ssize_t)len)
 			die("video read");
 		off += len;
