@@ -1195,6 +1195,8 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		}
 	}
 out:
+	/* Requests wait and none goes: see bfq_rq_completed(). */
+	bfqd->refused = !rq && bfqd->nr_queued;
 	spin_unlock_irq(&bfqd->lock);
 	return rq;
 }
@@ -1325,9 +1327,17 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		} else if (!bfqd->nr_queued) {
 			bfq_park(bfqd, now_ns);
 		} else {
-			/* Not left in service until the next dispatch. */
+			/*
+			 * Not left in service until the next dispatch. If one
+			 * was refused for this queue's sake, nobody asks
+			 * again: kick. Else the waiting requests' inserters
+			 * are still to ask, and a kick would cost a kblockd
+			 * run for nothing (with two readers and low_latency
+			 * 0, one every ~3 requests).
+			 */
 			bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
-			bfqd->kick_on_finish = true;
+			if (bfqd->refused)
+				bfqd->kick_on_finish = true;
 		}
 	}
 }

@@ -395,6 +395,7 @@ struct bfq_data {
 	unsigned int rq_in_driver;	/* dispatched, not finished */
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
+	bool refused;			/* last dispatch: none while rqs waited */
 	struct bfq_rate rate;
 	struct bfq_seek_cost seek;
 	struct bfq_wr_data wr;
