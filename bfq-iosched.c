@@ -1333,7 +1333,8 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			 * again: kick. Else the waiting requests' inserters
 			 * are still to ask, and a kick would cost a kblockd
 			 * run for nothing (with two readers and low_latency
-			 * 0, one every ~3 requests).
+			 * 0, one every ~20 requests, and blk-mq queued about
+			 * as many more when its worker preempted a dispatch).
 			 */
 			bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 			if (bfqd->refused)

@@ -1,7 +1,7 @@
 # Benchmark "cost": what the scheduler costs per request. psync 4k random
-# reads, 1 and 2 jobs, low_latency 0, on a null_blk that completes at once (irqmode=0, no
-# memory): IOPS under ours, stock bfq, mq-deadline and none, interleaved
-# rounds, medians; and each one's ratio to none.
+# reads, 1 and 2 jobs, low_latency 0, on a null_blk that completes at once
+# (irqmode=0, no memory): IOPS under ours, stock bfq, mq-deadline and none,
+# interleaved rounds, medians; and each one's ratio to none.
 . /tests/lib.sh
 . /tests/guest-lib.sh
 SECS=${BENCH_SECS:-5}
