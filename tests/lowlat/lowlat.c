@@ -222,14 +222,12 @@ static int do_video(int argc, char **argv)
 				worst = t - slot;
 			break;
 		}
-		if (t < slot)
-			usleep(slot - t);
 		if (off + (off_t)len > size)
 			off = 0;
-		t = now_us();
-		/* usleep() may return a little early: no negative wait. */
-		if (t < slot)
-			t = slot;
+		/* Until the slot: usleep() may come back a little early, and
+		 * a read started before it would make done - slot wrap. */
+		while ((t = now_us()) < slot)
+			usleep(slot - t);
 		if (pread(fd, buf, len, off) != (ssize_t)len)
 			die("video read");
 		off += len;
