@@ -1500,9 +1500,24 @@ static struct io_cq *bfq_current_icq_hint(struct request_queue *q)
 }
 
 /*
- * A bio may grow a request we hold. With none held (a process reading
- * synchronously, one request at a time, finds none of its own) the lock
- * is not taken: a request inserted meanwhile only misses one merge.
+ * Whether @bic's process has nothing queued: a lock-free peek, like
+ * bfq_sync_read_tags()'s, at a queue that may no longer be its own.
+ */
+static bool bfq_bic_queue_empty(struct bfq_io_cq *bic)
+{
+	struct bfq_queue *bfqq = READ_ONCE(bic->sync_bfqq);
+
+	return bfqq && !data_race(bfqq->nr_queued);
+}
+
+/*
+ * A bio may grow a request we hold. With none held the lock is not
+ * taken; nor for a sync bio whose process has none queued (a process
+ * reading synchronously, one request at a time, finds none of its own):
+ * a request that bio would have grown is another process's, and the
+ * request made of the bio still merges into it at insert (the hash's
+ * back merge in blk_mq_sched_try_insert_merge()). With two such readers
+ * that was one lock round trip in four, the other vCPU waiting on it.
  */
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
@@ -1518,6 +1533,10 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	rcu_read_lock();
 	if (op_is_sync(bio->bi_opf))
 		bic = icq_to_bic(bfq_current_icq_hint(q));
+	if (bic && bfq_bic_queue_empty(bic)) {
+		rcu_read_unlock();
+		return false;
+	}
 
 	spin_lock_irq(&bfqd->lock);
 	/* For bfq_request_merge(), called back under this same lock. */

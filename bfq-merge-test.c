@@ -32,6 +32,7 @@ struct bfq_detect_case {
 	unsigned int (*gen)(struct bfq_mt_arrival *a);
 	int first_merge;
 	enum bfq_class class_of_q1;
+	bool q1_large_burst;
 };
 
 /* 4 processes, each reading every 4th 4 KiB piece of one region. */
@@ -108,6 +109,12 @@ static const struct bfq_detect_case bfq_detect_cases[] = {
 	 */
 	{ "interleaved, one idle-class", 4, bfq_mt_interleaved, 11,
 	  BFQ_CLASS_IDLE },
+	/*
+	 * q1 born in a large burst stays out of the position tree: q2 lands
+	 * next to q0 at arrivals 2, 6, 10 instead of next to q1.
+	 */
+	{ "interleaved, one in a large burst", 4, bfq_mt_interleaved, 10,
+	  BFQ_CLASS_BE, true },
 };
 
 BFQ_KUNIT_TABLE(bfq_detect, bfq_detect_cases, bfq_detect_case);
@@ -138,6 +145,8 @@ static void bfq_merge_detect_table(struct kunit *test)
 	for (i = 0; i < c->nr_queues; i++)
 		q[i] = bfq_mt_queue(test, bfqd, 100 + i);
 	q[1]->ioprio_class = c->class_of_q1;
+	if (c->q1_large_burst)
+		q[1]->wr.burst = BFQ_BURST_LARGE;
 	nr = c->gen(a);
 	for (i = 0; i < nr && first < 0; i++) {
 		struct bfq_queue *bfqq = q[a[i].q], *cand;
@@ -152,6 +161,8 @@ static void bfq_merge_detect_table(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, first, c->first_merge);
+	if (c->q1_large_burst)
+		KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&q[1]->merge.pos_node));
 	for (i = 0; i < c->nr_queues; i++)
 		bfq_pos_erase(bfqd, q[i]);
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));

@@ -58,7 +58,8 @@
  * class and level (so a merged queue has one weight: the processes'), not
  * born in a large burst (bfq-wr.c, rule 4: they are neither idled for nor
  * raised, so there is nothing to win), neither SPLIT_PENDING, and the
- * candidate's last request at most BFQ_MERGE_RECENT_MS old.
+ * candidate's last request at most BFQ_MERGE_RECENT_MS old. A queue of a
+ * large burst is kept out of the position tree altogether.
  *
  * What the merged queue gets: the members and their queued requests (with
  * their deadlines; those in the device finish on their old queue), the
@@ -644,6 +645,19 @@ struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
 		m->split_pending = true;
 		bfq_log(bfqd, bfqq, "split pending members=%u",
 			m->nr_members);
+	}
+	if (bfqq->wr.burst == BFQ_BURST_LARGE) {
+		/*
+		 * Never eligible, on either side of a pair: no search, and
+		 * no key that would hide an eligible neighbour from others.
+		 * Ten readers started together paid both tree walks at
+		 * each request for nothing.
+		 */
+		bfq_stable_drop(bfqq);
+		bfq_pos_erase(bfqd, bfqq);
+		m->close_hits = 0;
+		m->last_arrival = now;
+		return NULL;
 	}
 	if (bfq_merge_enabled() && !m->split_pending) {
 		cand = bfq_stable_judge(bfqq, pos, now);
