@@ -1507,6 +1507,7 @@ static bool bfq_bic_queue_empty(struct bfq_io_cq *bic)
 {
 	struct bfq_queue *bfqq = READ_ONCE(bic->sync_bfqq);
 
+	/* Racy: a stale count costs one merge or one lock, see above. */
 	return bfqq && !data_race(bfqq->nr_queued);
 }
 
