@@ -16,11 +16,13 @@ bench_scheds() {
 }
 
 # use_sched DEV S: S is ours, stock (the bfq elevator of that module),
-# mq-deadline, kyber or none.
+# base (run.sh's BENCH_BASE_KO, another build of ours), mq-deadline,
+# kyber or none.
 use_sched() {
 	case "$2" in
 	ours)  load_ours >/dev/null && set_sched "$1" bfq ;;
 	stock) load_stock >/dev/null && set_sched "$1" bfq ;;
+	base)  _load /tests/base-bfq.ko >/dev/null && set_sched "$1" bfq ;;
 	*)     unload_bfq && set_sched "$1" "$2" ;;
 	esac || { echo "BENCH-ERROR cannot select $2 on $1"; return 1; }
 }

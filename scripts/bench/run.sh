@@ -1,8 +1,8 @@
 #!/bin/bash
 # run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
 # under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
-# (NAME: cost, scaling, share, latency, groups, cgshare). Not pass/fail:
-# each prints a table, which is shown here and saved to
+# (NAME: cost, scaling, share, latency, groups, cgshare, hooks). Not
+# pass/fail: each prints a table, which is shown here and saved to
 # build/bench/NAME-KVER.txt; the guest log is kept in
 # build/bench/NAME-KVER-<time>.log.
 #
@@ -20,9 +20,21 @@
 #                    background on vCPU 1 (LL_APP_CPUS, LL_BG_CPUS of
 #                    tests/lowlat/ll-lib.sh, which says what it changed)
 #   BENCH_SCHEDS=a,b cost, scaling, latency, groups: only these schedulers
-#                    (of ours, stock, mq-deadline, kyber, none), comma
+#                    (of ours, stock, mq-deadline, kyber, none, base), comma
 #                    separated
+#   BENCH_BASE_KO=path  another build of our bfq.ko (the commit before a
+#                    change, say), selectable as the scheduler "base" so a
+#                    change is measured against it in the same boot, rounds
+#                    interleaved: BENCH_SCHEDS=ours,base,mq-deadline
 #   VM_SMP=N         guest vCPUs (default: 1 for scaling, else 2)
+#   VM_ICOUNT=shift=0,sleep=off  QEMU's -icount (scripts/vm/common.sh):
+#                    the guest's clock counts instructions (1 ns each), so
+#                    cost's IOPS and hooks' durations measure instructions
+#                    per request, repeatable to ~0.1% (cost: 98675 and
+#                    98789 IOPS in two rounds) while the host is loaded;
+#                    one host thread runs every vCPU, so two readers no
+#                    longer contend for bfq_data.lock as they do on two
+#                    host cores
 #   BENCH_APPEND=..  more kernel command line, e.g. tsc=reliable: Debian's
 #                    6.1 marks the TSC unstable under TCG ("TSCs
 #                    unsynchronized") and falls back to the HPET, whose
@@ -31,9 +43,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare ...}
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare|hooks ...}
 shift
-[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare ..."
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare|hooks ..."
 bdir=$BFQ_TOP/scripts/bench
 for n in "$@"; do
 	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"
@@ -51,13 +63,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Our module goes in as a copy: the module author rebuilds often.
 cp "$ko" "$work/bfq.ko"
+base_ko=()
+if [ -n "${BENCH_BASE_KO:-}" ]; then
+	[ -f "$BENCH_BASE_KO" ] || die "BENCH_BASE_KO: no $BENCH_BASE_KO"
+	cp "$BENCH_BASE_KO" "$work/base-bfq.ko"
+	base_ko=("$work/base-bfq.ko")
+fi
 ours="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
 gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
 	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
 vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
 	"$BFQ_TOP/tests/vm/lib.sh" "$BFQ_TOP/tests/vm/cgroup-share.sh" \
 	"$bdir"/guest-*.sh \
-	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
+	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat" "${base_ko[@]}"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 rc=0
@@ -83,6 +101,8 @@ for n in "$@"; do
 		{
 			echo "# bench $n on $KVER, -smp $smp, $rounds round(s), $(date -u +%F' '%T) UTC, $((t1 - t0)) s wall, host load $(cut -d' ' -f1-3 /proc/loadavg)"
 			echo "# ours: HEAD $ours"
+			[ -n "${BENCH_BASE_KO:-}" ] &&
+				echo "# base: $BENCH_BASE_KO ($(stat -c %y "$BENCH_BASE_KO" | cut -d. -f1))"
 			sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' <<< "$clean" |
 				grep -v 'BENCH-TABLE-'
 		} > "$txt"

@@ -1,0 +1,121 @@
+# Benchmark "hooks": what each elevator hook costs per request. One psync
+# 4k random reader (fio, low_latency 0) on a null_blk that completes at
+# once (irqmode=0), ours and mq-deadline (BENCH_SCHEDS: any of ours, base,
+# stock, mq-deadline, kyber), each hook traced by the function_graph tracer
+# over one short window: calls per request and the mean duration of a
+# call. Only the hooks are patched (set_ftrace_filter), plus the functions
+# named by HOOKS_FUNCS=a,b on the kernel command line (run.sh passes
+# BENCH_APPEND), whose lines show indented under their caller: each traced
+# call adds the tracer's own cost (~730 instructions on 6.12) to itself
+# and to its traced caller. Meant for run.sh with
+# VM_ICOUNT=shift=0,sleep=off, where the guest's clock counts
+# instructions: a duration in ns is then instructions, repeatable to a
+# few per cent whatever the host's load; under plain TCG it is host time.
+. /tests/lib.sh
+. /tests/guest-lib.sh
+SECS=${BENCH_SECS:-1}
+SCHEDS=$(bench_scheds ours mq-deadline)
+EXTRA=
+for w in $(cat /proc/cmdline); do
+	case "$w" in HOOKS_FUNCS=?*) EXTRA=$(echo "${w#*=}" | tr , ' ') ;; esac
+done
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T ||
+	die "no tracefs"
+dev=$(mk_nullb hk0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
+	die "cannot create hk0"
+
+# The elevator's hooks: the functions its elevator_mq_ops point to, by
+# the names each module gives them.
+hooks() {
+	case "$1" in
+	ours|base|stock) echo bfq_limit_depth bfq_prepare_request \
+		bfq_bio_merge bfq_insert_requests bfq_dispatch_request \
+		bfq_has_work bfq_finish_request ;;
+	mq-deadline) echo dd_limit_depth dd_prepare_request dd_bio_merge \
+		dd_insert_requests dd_dispatch_request dd_has_work \
+		dd_finish_request ;;
+	kyber) echo kyber_limit_depth kyber_prepare_request kyber_bio_merge \
+		kyber_insert_requests kyber_dispatch_request kyber_has_work \
+		kyber_finish_request ;;
+	esac
+}
+
+for r in $(seq $BENCH_ROUNDS); do
+	for s in $SCHEDS; do
+		use_sched $dev $s || continue
+		ll=/sys/block/$dev/queue/iosched/low_latency
+		[ -f $ll ] && echo 0 > $ll
+		echo 0 > $T/tracing_on
+		echo nop > $T/current_tracer
+		echo 65536 > $T/buffer_size_kb
+		: > $T/set_ftrace_filter
+		for f in $(hooks $s) $EXTRA; do
+			echo $f >> $T/set_ftrace_filter 2>/dev/null
+		done
+		echo function_graph > $T/current_tracer
+		echo nofuncgraph-irqs > $T/trace_options
+		echo funcgraph-tail > $T/trace_options
+		: > $T/trace
+		rd0=$(awk '{print $1}' /sys/block/$dev/stat)
+		fio --name=h --filename=/dev/$dev --direct=1 --ioengine=psync \
+			--rw=randread --bs=4k --size=4G --numjobs=1 \
+			--time_based --runtime=$((${SECS%.*} + 3)) --output=/dev/null &
+		pid=$!
+		sleep 1
+		a=$(awk '{print $1}' /sys/block/$dev/stat)
+		echo 1 > $T/tracing_on
+		sleep $SECS
+		echo 0 > $T/tracing_on
+		b=$(awk '{print $1}' /sys/block/$dev/stat)
+		wait $pid
+		n=$((b - a))
+		# "  1)   0.731 us    |  bfq_has_work();" (a leaf), or
+		# "  1)   2.512 us    |  }  /* bfq_insert_requests */" (closing
+		# a call that had traced callees); depth from the indent.
+		sed 's/^ *[0-9]*) *//' $T/trace | awk -v s=$s -v r=$r -v n=$n '
+			/us +\|/ {
+				d = $1; if (d == "+" || d == "!" || d == "#") d = $2
+				line = $0; sub(/.*\| /, "", line)
+				ind = match(line, /[^ ]/) - 1
+				f = line; sub(/^ *} *\/\* */, "", f); sub(/ *\*\/.*/, "", f)
+				sub(/^ */, "", f); sub(/\(\);$/, "", f); sub(/;$/, "", f)
+				sub(/ \[[a-z_0-9]*\]/, "", f)
+				key = (ind > 1 ? "+" : "") f
+				t[key] += d; c[key]++
+			}
+			END {
+				for (k in t)
+					printf "HOOK %s %d %s %d %.0f\n", s, r, k, c[k], t[k] * 1000 / c[k]
+				printf "HOOKREQ %s %d %d\n", s, r, n
+			}' | tee -a /tmp/hooks.out
+		[ $r = 1 ] && sed -n '1,30p' $T/trace
+		echo nop > $T/current_tracer
+		: > $T/set_ftrace_filter
+		echo "round $r $s: $n reads traced"
+	done
+done
+
+echo BENCH-TABLE-BEGIN
+echo "hooks: psync 4k randread, 1 job, null_blk irqmode=0, low_latency 0, ${SECS}s window, function_graph; calls a request and ns a call (instructions under -icount shift=0), medians of $BENCH_ROUNDS"
+printf '%-12s %-34s %9s %9s %10s\n' scheduler function calls/req ns/call ns/req
+for s in $SCHEDS; do
+	# Read counts per round for this scheduler.
+	grep "^HOOKREQ $s " /tmp/hooks.out > /tmp/hooks-req 2>/dev/null
+	grep "^HOOK $s " /tmp/hooks.out | awk '{ print $4 }' | sort -u > /tmp/hooks-keys
+	total=0
+	while read -r k; do
+		# per round: calls, ns/call
+		grep "^HOOK $s [0-9]* $k [0-9]* [0-9]*$" /tmp/hooks.out > /tmp/hooks-k
+		cpr=$(awk 'NR == FNR { req[$3] = $4; next } req[$3] > 0 { print $(NF - 1) / req[$3] }' /tmp/hooks-req /tmp/hooks-k | median)
+		npc=$(awk '{ print $NF }' /tmp/hooks-k | median)
+		npr=$(awk -v a=$cpr -v b=$npc 'BEGIN { printf "%.0f", a * b }')
+		case "$k" in +*) ;; *) total=$((total + npr)) ;; esac
+		awk -v s=$s -v k="$k" -v a=$cpr -v b=$npc -v c=$npr 'BEGIN {
+			printf "%-12s %-34s %9.2f %9.0f %10d\n", s, k, a, b, c }'
+	done < /tmp/hooks-keys
+	printf '%-12s %-34s %9s %9s %10d\n' $s "all hooks" - - $total
+done
+echo BENCH-TABLE-END
+set_sched $dev none; rm_nullb hk0; unload_bfq
+exit 0
