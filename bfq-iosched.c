@@ -387,7 +387,10 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 		merged = bfqq;
 		bfq_bic_drop_queue(bfqd, bic);
 	} else if (bfqq) {
-		bfq_queue_set_ioprio(bfqq, ioprio);
+		/* ionice changed: the new weight applies from its next turn. */
+		if (bfqq->ioprio_class != class_idx ||
+		    bfqq->ioprio_level != IOPRIO_PRIO_LEVEL(ioprio))
+			bfq_queue_set_ioprio(bfqq, ioprio);
 		return bfqq;
 	}
 	bfqq = bfq_queue_create(bfqd, true, ioprio, bfqg);

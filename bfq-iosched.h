@@ -647,13 +647,33 @@ static inline dev_t bfq_dev(struct bfq_data *bfqd)
  * the device, into its stream as a message, where blkparse shows it among
  * the I/O events.
  */
+/*
+ * Whether blktrace may be running on @q: a peek without rcu_read_lock(),
+ * which blk_add_trace_msg() takes (two calls on a preemptible-RCU kernel,
+ * at each of the decisions logged per request) only when it is.
+ */
+#ifdef CONFIG_BLK_DEV_IO_TRACE
+static inline bool bfq_blktrace_on(struct request_queue *q)
+{
+	return unlikely(rcu_access_pointer(q->blk_trace));
+}
+#else
+static inline bool bfq_blktrace_on(struct request_queue *q)
+{
+	return false;
+}
+#endif
+
 #define bfq_log(bfqd, bfqq, fmt, ...)					\
 	do {								\
+		struct request_queue *__rq_q = (bfqd)->queue;		\
 		const struct bfq_queue *__q __maybe_unused = (bfqq);	\
 									\
-		blk_add_trace_msg((bfqd)->queue, "bfq%d%c " fmt,	\
-				  __q->pid, __q->sync ? 'S' : 'A',	\
-				  ##__VA_ARGS__);			\
+		if (bfq_blktrace_on(__rq_q))				\
+			blk_add_trace_msg(__rq_q, "bfq%d%c " fmt,	\
+					  __q->pid,			\
+					  __q->sync ? 'S' : 'A',	\
+					  ##__VA_ARGS__);		\
 	} while (0)
 
 #endif /* _BFQ_IOSCHED_H */

@@ -9,6 +9,8 @@
  * (rule L). The randomized reference-count
  * sequence through the real queue allocator is in bfq-iosched-test.c.
  */
+#include <linux/prandom.h>
+
 #include "bfq-test.h"
 
 #define BFQ_MT_QUEUES	4
@@ -524,7 +526,65 @@ static void bfq_merge_laggard_table(struct kunit *test)
 			    c->want < 0 ? NULL : rq[c->want]);
 }
 
+/*
+ * The position tree against a linear scan: queues rekeyed at random,
+ * small keys so that many are equal, some moves small enough to keep
+ * their place (bfq_pos_update()'s in-place path), the rest anywhere.
+ * After each, the tree is in key order and holds every queue, and the
+ * nearest queue to a random position is at the distance the scan finds.
+ */
+static void bfq_merge_pos_tree_vs_scan(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *q[8];
+	struct rnd_state rnd;
+	unsigned int i, step;
+
+	prandom_seed_state(&rnd, 7);
+	for (i = 0; i < ARRAY_SIZE(q); i++) {
+		q[i] = bfq_mt_queue(test, bfqd, 400 + i);
+		bfq_pos_update(bfqd, q[i], prandom_u32_state(&rnd) % 64);
+	}
+	for (step = 0; step < BFQ_MT_STEPS; step++) {
+		struct bfq_queue *self = q[prandom_u32_state(&rnd) %
+					   ARRAY_SIZE(q)];
+		u32 r = prandom_u32_state(&rnd);
+		sector_t pos = r % 64, at = (r >> 8) % 64;
+		sector_t best = ~(sector_t)0, last = 0;
+		struct bfq_queue *near;
+		struct rb_node *node;
+		unsigned int n = 0;
+
+		if (r & BIT(20))
+			pos = self->merge.pos + ((r >> 21) % 3) - 1;
+		bfq_pos_update(bfqd, self, pos);
+		KUNIT_EXPECT_EQ(test, self->merge.pos, pos);
+		for (node = rb_first(&bfqd->merge.pos_tree); node;
+		     node = rb_next(node), n++) {
+			sector_t key = rb_entry(node, struct bfq_queue,
+						merge.pos_node)->merge.pos;
+
+			KUNIT_EXPECT_LE_MSG(test, last, key, "step %u", step);
+			last = key;
+		}
+		KUNIT_EXPECT_EQ(test, n, (unsigned int)ARRAY_SIZE(q));
+		for (i = 0; i < ARRAY_SIZE(q); i++)
+			if (q[i] != self)
+				best = min(best, bfq_pos_dist(at,
+							      q[i]->merge.pos));
+		near = bfq_pos_nearest(bfqd, self, at);
+		KUNIT_ASSERT_NOT_NULL(test, near);
+		KUNIT_EXPECT_PTR_NE(test, near, self);
+		KUNIT_EXPECT_EQ_MSG(test, bfq_pos_dist(at, near->merge.pos),
+				    best, "step %u", step);
+	}
+	for (i = 0; i < ARRAY_SIZE(q); i++)
+		bfq_pos_erase(bfqd, q[i]);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
+}
+
 static struct kunit_case bfq_merge_cases[] = {
+	KUNIT_CASE(bfq_merge_pos_tree_vs_scan),
 	KUNIT_CASE_PARAM(bfq_merge_gather_table, bfq_gather_gen_params),
 	KUNIT_CASE(bfq_merge_bio_count),
 	KUNIT_CASE_PARAM(bfq_merge_laggard_table, bfq_laggard_gen_params),

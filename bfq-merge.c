@@ -335,7 +335,27 @@ static void bfq_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	RB_CLEAR_NODE(&bfqq->merge.pos_node);
 }
 
-/* @bfqq's last request ended at @pos: rekey it, equal keys to the right. */
+/*
+ * Whether @bfqq, in the tree, keeps its place with key @pos: no neighbour
+ * on its left above it, none on its right below it (equal keys may stay
+ * where they are: the tree's order is by key alone).
+ */
+static bool bfq_pos_in_place(struct bfq_queue *bfqq, sector_t pos)
+{
+	struct rb_node *prev = rb_prev(&bfqq->merge.pos_node);
+	struct rb_node *next = rb_next(&bfqq->merge.pos_node);
+
+	return (!prev || rb_entry(prev, struct bfq_queue,
+				  merge.pos_node)->merge.pos <= pos) &&
+	       (!next || rb_entry(next, struct bfq_queue,
+				  merge.pos_node)->merge.pos >= pos);
+}
+
+/*
+ * @bfqq's last request ended at @pos: rekey it, equal keys to the right
+ * of those already there; in place if the order holds (a lone reader,
+ * or one that keeps between the same two neighbours).
+ */
 static void bfq_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   sector_t pos)
 {
@@ -344,6 +364,10 @@ static void bfq_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (!RB_EMPTY_NODE(&bfqq->merge.pos_node)) {
 		if (bfqq->merge.pos == pos)
 			return;
+		if (bfq_pos_in_place(bfqq, pos)) {
+			bfqq->merge.pos = pos;
+			return;
+		}
 		bfq_pos_erase(bfqd, bfqq);
 	}
 	bfqq->merge.pos = pos;
