@@ -643,11 +643,6 @@ static inline dev_t bfq_dev(struct bfq_data *bfqd)
 }
 
 /*
- * Each decision goes to the bfq tracepoints and, while blktrace runs on
- * the device, into its stream as a message, where blkparse shows it among
- * the I/O events.
- */
-/*
  * Whether blktrace may be running on @q: a peek without rcu_read_lock(),
  * which blk_add_trace_msg() takes (two calls on a preemptible-RCU kernel,
  * at each of the decisions logged per request) only when it is.
@@ -664,6 +659,11 @@ static inline bool bfq_blktrace_on(struct request_queue *q)
 }
 #endif
 
+/*
+ * Each decision goes to the bfq tracepoints and, while blktrace runs on
+ * the device, into its stream as a message, where blkparse shows it among
+ * the I/O events.
+ */
 #define bfq_log(bfqd, bfqq, fmt, ...)					\
 	do {								\
 		struct request_queue *__rq_q = (bfqd)->queue;		\
