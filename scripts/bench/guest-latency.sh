@@ -61,8 +61,12 @@ for d in 1 32; do
 					echo "$(el) round $r depth $d rot $rot $s tput $bg $v MB/s"
 				done
 			done
+			# Selected once, low_latency flipped: loading the module
+			# before each run slowed and scattered the runs
+			# (tests/lowlat/ll-fs.sh, bursts).
+			ll_sched ours $rot 1
 			for lowlat in 1 0; do
-				ll_sched ours $rot $lowlat
+				echo $lowlat > /sys/block/$LL_DEV/queue/iosched/low_latency
 				v=$(ll_burst); ll_rec bu-$d-$rot-$lowlat "$v"
 				echo "$(el) round $r depth $d rot $rot ours low_latency=$lowlat burst $v ms"
 			done

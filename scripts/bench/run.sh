@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
 # under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
-# (NAME: cost, scaling, share, latency, groups, cgshare, hooks). Not
+# (NAME: cost, scaling, share, latency, groups, cgshare, hooks, bursts). Not
 # pass/fail: each prints a table, which is shown here and saved to
 # build/bench/NAME-KVER.txt; the guest log is kept in
 # build/bench/NAME-KVER-<time>.log.
@@ -43,9 +43,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare|hooks ...}
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare|hooks|bursts ...}
 shift
-[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare|hooks ..."
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare|hooks|bursts ..."
 bdir=$BFQ_TOP/scripts/bench
 for n in "$@"; do
 	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"
