@@ -6,17 +6,28 @@
 . /tests/guest-lib.sh
 SECS=${BENCH_SECS:-5}
 SCHEDS=$(bench_scheds ours stock mq-deadline none)
+# COST_JOBS=a,b and COST_LL=0|1 on the kernel command line (run.sh's
+# BENCH_APPEND): other reader counts, and low_latency for both bfqs (1:
+# the heuristics' cost too; readers started together are a large burst).
+JOBS="1 2"
+LL=0
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	COST_JOBS=?*) JOBS=$(echo "${w#*=}" | tr , ' ') ;;
+	COST_LL=[01]) LL=${w#*=} ;;
+	esac
+done
 dev=$(mk_nullb cost0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
 	die "cannot create cost0"
 for r in $(seq $BENCH_ROUNDS); do
-	for j in 1 2; do
+	for j in $JOBS; do
 		for s in $SCHEDS; do
 			use_sched $dev $s || continue
 			# Both bfqs without raising: fio's new processes would be
 			# raised (and idled for) through most of a short run. Set
 			# at each selection: the tunables go with the elevator.
 			ll=/sys/block/$dev/queue/iosched/low_latency
-			[ -f $ll ] && echo 0 > $ll
+			[ -f $ll ] && echo $LL > $ll
 			fio --name=c --filename=/dev/$dev --direct=1 --ioengine=psync \
 				--rw=randread --bs=4k --size=4G --numjobs=$j \
 				--group_reporting --time_based --runtime=$SECS \
@@ -28,21 +39,24 @@ for r in $(seq $BENCH_ROUNDS); do
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "cost: psync 4k randread, null_blk irqmode=0, ${SECS}s runs, median of $BENCH_ROUNDS"
-printf '%-12s %10s %10s %9s %9s\n' scheduler "1job IOPS" "2job IOPS" "1j/none" "2j/none"
-# The ratios need none's runs: "-" when BENCH_SCHEDS left none out.
-n1=0 n2=0
-if [ -f /tmp/iops-none-1 ]; then
-	n1=$(median < /tmp/iops-none-1); n2=$(median < /tmp/iops-none-2)
-fi
+echo "cost: psync 4k randread, null_blk irqmode=0, low_latency $LL, ${SECS}s runs, median of $BENCH_ROUNDS (ratio to none in parentheses)"
+printf '%-12s' scheduler
+for j in $JOBS; do printf ' %18s' "${j} job(s) IOPS"; done
+echo
 for s in $SCHEDS; do
-	a=$(median < /tmp/iops-$s-1); b=$(median < /tmp/iops-$s-2)
-	awk -v s=$s -v a=$a -v b=$b -v n1=$n1 -v n2=$n2 'BEGIN {
-		r1 = n1 > 0 ? sprintf("%.2f", a / n1) : "-"
-		r2 = n2 > 0 ? sprintf("%.2f", b / n2) : "-"
-		printf "%-12s %10d %10d %9s %9s\n", s, a, b, r1, r2 }'
+	printf '%-12s' $s
+	for j in $JOBS; do
+		a=$(median < /tmp/iops-$s-$j)
+		# The ratio needs none's runs: "-" when BENCH_SCHEDS left it out.
+		n=0
+		[ -f /tmp/iops-none-$j ] && n=$(median < /tmp/iops-none-$j)
+		awk -v a=$a -v n=$n 'BEGIN {
+			r = n > 0 ? sprintf("(%.2f)", a / n) : "(-)"
+			printf " %11d %6s", a, r }'
+	done
+	echo
 done
-echo "per round (IOPS): $(for s in $SCHEDS; do echo -n "$s 1j[$(cat /tmp/iops-$s-1 | tr '\n' ' ' | sed 's/ $//')] 2j[$(cat /tmp/iops-$s-2 | tr '\n' ' ' | sed 's/ $//')]; "; done)"
+echo "per round (IOPS): $(for s in $SCHEDS; do echo -n "$s"; for j in $JOBS; do echo -n " ${j}j[$(tr '\n' ' ' < /tmp/iops-$s-$j | sed 's/ $//')]"; done; echo -n "; "; done)"
 echo BENCH-TABLE-END
 set_sched $dev none; rm_nullb cost0; unload_bfq
 exit 0
