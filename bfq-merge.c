@@ -335,6 +335,11 @@ static void bfq_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	RB_CLEAR_NODE(&bfqq->merge.pos_node);
 }
 
+static struct bfq_queue *bfq_pos_queue(struct rb_node *node)
+{
+	return node ? rb_entry(node, struct bfq_queue, merge.pos_node) : NULL;
+}
+
 /*
  * Whether @bfqq, in the tree, keeps its place with key @pos: no neighbour
  * on its left above it, none on its right below it (equal keys may stay
@@ -342,13 +347,11 @@ static void bfq_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  */
 static bool bfq_pos_in_place(struct bfq_queue *bfqq, sector_t pos)
 {
-	struct rb_node *prev = rb_prev(&bfqq->merge.pos_node);
-	struct rb_node *next = rb_next(&bfqq->merge.pos_node);
+	struct bfq_queue *prev = bfq_pos_queue(rb_prev(&bfqq->merge.pos_node));
+	struct bfq_queue *next = bfq_pos_queue(rb_next(&bfqq->merge.pos_node));
 
-	return (!prev || rb_entry(prev, struct bfq_queue,
-				  merge.pos_node)->merge.pos <= pos) &&
-	       (!next || rb_entry(next, struct bfq_queue,
-				  merge.pos_node)->merge.pos >= pos);
+	return (!prev || prev->merge.pos <= pos) &&
+	       (!next || next->merge.pos >= pos);
 }
 
 /*
@@ -386,11 +389,6 @@ static void bfq_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 static sector_t bfq_pos_dist(sector_t a, sector_t b)
 {
 	return a > b ? a - b : b - a;
-}
-
-static struct bfq_queue *bfq_pos_queue(struct rb_node *node)
-{
-	return node ? rb_entry(node, struct bfq_queue, merge.pos_node) : NULL;
 }
 
 /*
