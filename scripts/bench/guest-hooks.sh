@@ -16,8 +16,17 @@
 SECS=${BENCH_SECS:-1}
 SCHEDS=$(bench_scheds ours mq-deadline)
 EXTRA=
+# HOOKS_JOBS=N and HOOKS_LL=0|1 on the kernel command line: N readers
+# (a hook's time then includes waiting for the lock the other vCPU holds)
+# and low_latency for both bfqs (readers started together are a burst).
+JOBS=1
+LL=0
 for w in $(cat /proc/cmdline); do
-	case "$w" in HOOKS_FUNCS=?*) EXTRA=$(echo "${w#*=}" | tr , ' ') ;; esac
+	case "$w" in
+	HOOKS_FUNCS=?*) EXTRA=$(echo "${w#*=}" | tr , ' ') ;;
+	HOOKS_JOBS=[0-9]*) JOBS=${w#*=} ;;
+	HOOKS_LL=[01]) LL=${w#*=} ;;
+	esac
 done
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T ||
@@ -45,7 +54,7 @@ for r in $(seq $BENCH_ROUNDS); do
 	for s in $SCHEDS; do
 		use_sched $dev $s || continue
 		ll=/sys/block/$dev/queue/iosched/low_latency
-		[ -f $ll ] && echo 0 > $ll
+		[ -f $ll ] && echo $LL > $ll
 		echo 0 > $T/tracing_on
 		echo nop > $T/current_tracer
 		echo 65536 > $T/buffer_size_kb
@@ -59,7 +68,7 @@ for r in $(seq $BENCH_ROUNDS); do
 		: > $T/trace
 		rd0=$(awk '{print $1}' /sys/block/$dev/stat)
 		fio --name=h --filename=/dev/$dev --direct=1 --ioengine=psync \
-			--rw=randread --bs=4k --size=4G --numjobs=1 \
+			--rw=randread --bs=4k --size=4G --numjobs=$JOBS \
 			--time_based --runtime=$((${SECS%.*} + 3)) --output=/dev/null &
 		pid=$!
 		sleep 1
@@ -97,7 +106,7 @@ for r in $(seq $BENCH_ROUNDS); do
 done
 
 echo BENCH-TABLE-BEGIN
-echo "hooks: psync 4k randread, 1 job, null_blk irqmode=0, low_latency 0, ${SECS}s window, function_graph; calls a request and ns a call (instructions under -icount shift=0), medians of $BENCH_ROUNDS"
+echo "hooks: psync 4k randread, $JOBS job(s), null_blk irqmode=0, low_latency $LL, ${SECS}s window, function_graph; calls a request and ns a call (instructions under -icount shift=0), medians of $BENCH_ROUNDS"
 printf '%-12s %-34s %9s %9s %10s\n' scheduler function calls/req ns/call ns/req
 for s in $SCHEDS; do
 	# Read counts per round for this scheduler.
