@@ -1,8 +1,8 @@
 #!/bin/bash
 # run.sh KVER NAME...: boot Debian's kernel KVER (6.1|6.12) once per NAME
 # under QEMU/TCG and run the benchmark scripts/bench/guest-NAME.sh in it
-# (NAME: cost, scaling, share, latency, groups, cgshare, hooks, bursts). Not
-# pass/fail: each prints a table, which is shown here and saved to
+# (NAME: cost, scaling, share, latency, groups, cgshare, hooks, bursts,
+# tput). Not pass/fail: each prints a table, which is shown here and saved to
 # build/bench/NAME-KVER.txt; the guest log is kept in
 # build/bench/NAME-KVER-<time>.log.
 #
@@ -19,9 +19,9 @@
 #   BENCH_PIN=1      latency only: the measured application on vCPU 0, the
 #                    background on vCPU 1 (LL_APP_CPUS, LL_BG_CPUS of
 #                    tests/lowlat/ll-lib.sh, which says what it changed)
-#   BENCH_SCHEDS=a,b cost, scaling, latency, groups: only these schedulers
-#                    (of ours, stock, mq-deadline, kyber, none, base), comma
-#                    separated
+#   BENCH_SCHEDS=a,b cost, scaling, latency, groups, tput: only these
+#                    schedulers (of ours, stock, mq-deadline, kyber, none,
+#                    base), comma separated
 #   BENCH_BASE_KO=path  another build of our bfq.ko (the commit before a
 #                    change, say), selectable as the scheduler "base" so a
 #                    change is measured against it in the same boot, rounds
@@ -43,9 +43,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare|hooks|bursts ...}
+KVER=${1:?usage: run.sh 6.1|6.12 cost|scaling|share|latency|groups|cgshare|hooks|bursts|tput ...}
 shift
-[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare|hooks|bursts ..."
+[ $# -gt 0 ] || die "usage: run.sh KVER cost|scaling|share|latency|groups|cgshare|hooks|bursts|tput ..."
 bdir=$BFQ_TOP/scripts/bench
 for n in "$@"; do
 	[ -f "$bdir/guest-$n.sh" ] || die "no benchmark $n ($bdir/guest-$n.sh)"

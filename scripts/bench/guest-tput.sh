@@ -1,0 +1,108 @@
+# Benchmark "tput": issue 6's throughput bound alone (tests/lowlat/ll-fs.sh
+# reports it with make check): each read background of the S suite alone
+# (10r-seq, 10r-rand) on ext4 over the lowlat rig's null_blk, depth
+# TPUT_DEPTH (default 32), rotational TPUT_ROT (default 0), under ours
+# (low_latency 1), none and mq-deadline (BENCH_SCHEDS: any of ours, base,
+# stock, mq-deadline, kyber, none). Per run: the device's MB/s over
+# BENCH_SECS (default 2) after TPUT_LEAD s (default 2: ten readers started
+# together are a large burst, never raised, so no raising period has to
+# pass), the guest CPU's busy share over the window and its busy time per
+# request. BENCH_ROUNDS rounds, the schedulers' order rotated each round;
+# medians. The TPUT_* settings come from the kernel command line (run.sh's
+# BENCH_APPEND).
+#
+# Meant for run.sh with VM_ICOUNT=shift=0,sleep=off: the guest's clock then
+# counts instructions (1 ns each), a CPU of 1 GIPS, repeatable runs, and
+# the busy time per request is instructions per request. One host thread
+# runs both vCPUs there: one round of the defaults took 467 s of wall time
+# (6.12). Under plain TCG the guest's CPU is ~30x
+# slower against null_blk's timers and every scheduler is CPU-bound at
+# depth 32 (tests/vm/README.md).
+. /tests/lib.sh
+. /tests/guest-lib.sh
+. /tests/ll-lib.sh
+SECS=${BENCH_SECS:-2}
+SCHEDS=$(bench_scheds ours none mq-deadline)
+DEPTH=32 ROT=0 LEAD=2 BGS="10r-seq 10r-rand"
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	TPUT_DEPTH=?*) DEPTH=${w#*=} ;;
+	TPUT_ROT=[01]) ROT=${w#*=} ;;
+	TPUT_LEAD=?*) LEAD=${w#*=} ;;
+	TPUT_BGS=?*) BGS=$(echo "${w#*=}" | tr , ' ') ;;
+	esac
+done
+ll_dev llt0 $DEPTH || die "cannot make the ext4 device"
+sched() {
+	case "$1" in
+	base) _load /tests/base-bfq.ko >/dev/null &&
+		echo $ROT > /sys/block/$LL_DEV/queue/rotational &&
+		set_sched $LL_DEV bfq &&
+		echo 1 > /sys/block/$LL_DEV/queue/iosched/low_latency ;;
+	*) ll_sched $1 $ROT 1 ;;
+	esac
+}
+# "busy total requests sectors": CPU ticks (USER_HZ) busy and in all,
+# requests and sectors the device completed.
+snap() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+	awk '{ print $1 + $5, $3 + $7 }' /sys/block/$LL_DEV/stat
+}
+# rotate N WORDS...: the words, the first N moved to the end.
+rotate() {
+	local n=$1
+	shift
+	while [ $n -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+nsch=$(echo $SCHEDS | wc -w)
+for r in $(seq $BENCH_ROUNDS); do
+	for bg in $BGS; do
+		for s in $(rotate $(((r - 1) % nsch)) $SCHEDS); do
+			sched $s || die "cannot select $s"
+			ll_cold
+			ll_bg_start $bg || die "cannot start $bg"
+			sleep $LEAD
+			a=$(snap | tr '\n' ' ')
+			sleep $SECS
+			b=$(snap | tr '\n' ' ')
+			ll_bg_stop
+			echo "$a $b" | awk -v t=$SECS '{
+				busy = $5 - $1; all = $6 - $2; n = $7 - $3
+				printf "%.1f %.1f %.0f\n", ($8 - $4) * 512 / 1048576 / t,
+					all ? 100 * busy / all : 0,
+					n ? busy * 10000000 / n : 0 }' > /tmp/tp
+			read -r mbs busy per < /tmp/tp
+			echo "round $r $bg $s: $mbs MB/s, CPU busy $busy%, $per ns CPU a request"
+			echo $mbs >> /tmp/tp-$bg-$s
+			echo $busy >> /tmp/tb-$bg-$s
+			echo $per >> /tmp/tn-$bg-$s
+		done
+	done
+done
+echo BENCH-TABLE-BEGIN
+echo "tput: each background alone, ext4 on null_blk depth $DEPTH rotational $ROT, ${SECS}s after ${LEAD}s, medians of $BENCH_ROUNDS; ns a request: the guest's CPU busy time over the requests done (instructions under -icount shift=0)"
+printf '%-10s %-12s %9s %8s %9s %12s\n' background scheduler MB/s ratio "CPU busy" "ns/request"
+for bg in $BGS; do
+	best=0
+	for s in $SCHEDS; do
+		[ $s = ours ] && continue
+		v=$(median < /tmp/tp-$bg-$s)
+		best=$(awk -v a=$v -v b=$best 'BEGIN { print (a > b) ? a : b }')
+	done
+	for s in $SCHEDS; do
+		v=$(median < /tmp/tp-$bg-$s)
+		x=$(awk -v a=$v -v b=$best 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+		printf '%-10s %-12s %9s %8s %8s%% %12s\n' $bg $s $v $x \
+			"$(median < /tmp/tb-$bg-$s)" "$(median < /tmp/tn-$bg-$s)"
+	done
+done
+echo "(ratio: to the best scheduler other than ours; issue 6's bound for ours is >= 0.95)"
+echo BENCH-TABLE-END
+ll_dev_rm llt0
+unload_bfq
+exit 0
