@@ -18,16 +18,7 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 ll_dev llb0 $DEPTH || die "cannot make the ext4 device"
-# ll_sched knows ours and stock; base is loaded here, then tuned like ours.
-sched() {
-	case "$1" in
-	base) _load /tests/base-bfq.ko >/dev/null &&
-		echo $ROT > /sys/block/$LL_DEV/queue/rotational &&
-		set_sched $LL_DEV bfq &&
-		echo $2 > /sys/block/$LL_DEV/queue/iosched/low_latency ;;
-	*) ll_sched $1 $ROT $2 ;;
-	esac
-}
+sched() { bench_ll_sched "$1" $ROT "$2"; }
 # BURST_RELOAD=1: the build is loaded again before each run, as
 # ll-fs.sh's bursts did until this bench showed what that costs; else
 # only low_latency changes between the two runs of a pair.

@@ -27,6 +27,18 @@ use_sched() {
 	esac || { echo "BENCH-ERROR cannot select $2 on $1"; return 1; }
 }
 
+# bench_ll_sched S ROT LL: ll_sched (tests/lowlat/ll-lib.sh, sourced by the
+# caller) on LL_DEV, and base too, with ROT and LL set as ll_sched sets them.
+bench_ll_sched() {
+	case "$1" in
+	base) _load /tests/base-bfq.ko >/dev/null &&
+		echo "$2" > "/sys/block/$LL_DEV/queue/rotational" &&
+		set_sched "$LL_DEV" bfq &&
+		echo "$3" > "/sys/block/$LL_DEV/queue/iosched/low_latency" ;;
+	*) ll_sched "$1" "$2" "$3" ;;
+	esac
+}
+
 # median: of the numbers on stdin (one or more per line).
 median() {
 	tr ' ' '\n' | grep . | sort -n |

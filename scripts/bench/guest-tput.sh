@@ -33,15 +33,6 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 ll_dev llt0 $DEPTH || die "cannot make the ext4 device"
-sched() {
-	case "$1" in
-	base) _load /tests/base-bfq.ko >/dev/null &&
-		echo $ROT > /sys/block/$LL_DEV/queue/rotational &&
-		set_sched $LL_DEV bfq &&
-		echo 1 > /sys/block/$LL_DEV/queue/iosched/low_latency ;;
-	*) ll_sched $1 $ROT 1 ;;
-	esac
-}
 # "busy total requests sectors": CPU ticks (USER_HZ) busy and in all,
 # requests and sectors the device completed.
 snap() {
@@ -63,7 +54,7 @@ nsch=$(echo $SCHEDS | wc -w)
 for r in $(seq $BENCH_ROUNDS); do
 	for bg in $BGS; do
 		for s in $(rotate $(((r - 1) % nsch)) $SCHEDS); do
-			sched $s || die "cannot select $s"
+			bench_ll_sched $s $ROT 1 || die "cannot select $s"
 			ll_cold
 			ll_bg_start $bg || die "cannot start $bg"
 			sleep $LEAD
