@@ -15,9 +15,9 @@
 # counts instructions (1 ns each), a CPU of 1 GIPS, repeatable runs, and
 # the busy time per request is instructions per request. One host thread
 # runs both vCPUs there: one round of the defaults took 467 s of wall time
-# (6.12). Under plain TCG the guest's CPU is ~30x
-# slower against null_blk's timers and every scheduler is CPU-bound at
-# depth 32 (tests/vm/README.md).
+# (6.12). Under plain TCG the guest's CPU is ~30x slower against
+# null_blk's timers, and every scheduler is CPU-bound at depth 32
+# (tests/vm/README.md).
 . /tests/lib.sh
 . /tests/guest-lib.sh
 . /tests/ll-lib.sh
