@@ -149,6 +149,41 @@ static void bfq_waker_observe_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, waker, c->waker);
 }
 
+/* A completion that may or may not have woken a queue (times in us). */
+struct bfq_could_wake_case {
+	const char *desc;
+	u64 now, done, sent, own_done;
+	bool woke;
+};
+
+static const struct bfq_could_wake_case bfq_could_wake_cases[] = {
+	{ "sent after its own completion: a journal commit",
+	  1300, 1250, 1050, 1000, true },
+	{ "in the device before its own completion: a neighbour",
+	  1060, 1030, 830, 1000, false },
+	{ "sent at the same time as its own completion",
+	  1300, 1250, 1000, 1000, false },
+	{ "never completed a request of its own", 1300, 1250, 1050, 0, true },
+	{ "just within the window", 1000 + BFQ_WAKER_WINDOW_US, 1000, 900,
+	  800, true },
+	{ "too long after the completion", 1001 + BFQ_WAKER_WINDOW_US, 1000,
+	  900, 800, false },
+	{ "a completion stamped after the arrival", 1000, 1001, 900, 800,
+	  false },
+};
+
+BFQ_KUNIT_TABLE(bfq_could_wake, bfq_could_wake_cases, bfq_could_wake_case);
+
+static void bfq_waker_could_wake_table(struct kunit *test)
+{
+	const struct bfq_could_wake_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, bfq_waker_could_wake(IUS(c->now), IUS(c->done),
+						   IUS(c->sent),
+						   IUS(c->own_done)),
+			c->woke);
+}
+
 /* ---- queue glue ---------------------------------------------------- */
 
 #define BFQ_INJECT_TEST_QUEUES	3
@@ -247,6 +282,42 @@ static void bfq_inject_waker_not_self_nor_off(struct kunit *test)
 }
 
 /*
+ * Two readers on a deep device, each with one read in it: q[1]'s read
+ * completes, q[0]'s (dispatched before that) completes 30 us later, q[1]
+ * reads again 60 us after its own completion. However often, q[0] did not
+ * wake q[1]. Once q[0] dispatches after q[1]'s completion (q[1] waits for
+ * it, as for a journal commit), three such wake-ups make it the waker.
+ */
+static void bfq_inject_waker_not_neighbour(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	u64 t = IMS(1000);
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	for (i = 0; i < 3 * BFQ_WAKER_HITS; i++, t += IUS(230)) {
+		d.q[1]->last_done_ns = t;
+		bfq_inject_completed(d.bfqd, d.q[1], d.rq, false, t);
+		d.q[0]->inj.sent_ns = t - IUS(170);
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t + IUS(30));
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(60));
+	}
+	KUNIT_EXPECT_NULL(test, d.q[1]->inj.waker);
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(5)) {
+		d.q[1]->last_done_ns = t;
+		bfq_inject_completed(d.bfqd, d.q[1], d.rq, false, t);
+		d.q[0]->inj.sent_ns = t + IUS(20);
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t + IUS(220));
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(260));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[0]);
+	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++)
+		bfq_inject_queue_exit(d.bfqd, d.q[i]);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * The probe: the in-service queue's idled-for request, timed from arrival
  * to completion, feeds the limit; a freed probe is forgotten; injected
  * sectors become a debt paid once.
@@ -300,6 +371,8 @@ static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_waker_observe_table, bfq_waker_gen_params),
 	KUNIT_CASE(bfq_inject_waker_lifecycle),
 	KUNIT_CASE(bfq_inject_waker_not_self_nor_off),
+	KUNIT_CASE_PARAM(bfq_waker_could_wake_table, bfq_could_wake_gen_params),
+	KUNIT_CASE(bfq_inject_waker_not_neighbour),
 	KUNIT_CASE(bfq_inject_probe_and_debt),
 	{}
 };

@@ -1074,6 +1074,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
 			    blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	/* For bfq-inject.c, rule 4: what a queue that waits may wait for. */
+	bfqq->inj.sent_ns = now_ns;
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 	if (bfqq->bfqg)
 		bfq_cg_stat_dispatched(bfqq->bfqg, rq, now_ns);

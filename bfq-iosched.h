@@ -156,6 +156,7 @@ struct bfq_inject_queue {
 	struct list_head waker_node;	/* on waker->inj.wakees */
 	struct list_head wakees;	/* queues this one wakes */
 	struct bfq_waker_track track;
+	u64 sent_ns;			/* its last dispatch (rule 4) */
 };
 
 /*
@@ -348,6 +349,7 @@ struct bfq_inject_data {
 	u64 next_serial;
 	struct bfq_queue *last_done;	/* queue of the last completion */
 	u64 last_done_ns;
+	u64 last_done_sent_ns;		/* that queue's last dispatch then */
 	struct request *probe_rq;	/* the request idled for, timed */
 	u64 probe_arrival_ns;
 	bool probe_injected;		/* injected requests were ahead of it */
@@ -566,6 +568,8 @@ void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns);
 enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
 				      u64 cand_serial, u64 waker_serial);
+bool bfq_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
+			  u64 own_done_ns);
 
 void bfq_inject_init(struct bfq_data *bfqd);
 void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq);
