@@ -18,6 +18,8 @@
 LL_ASSERTED=${LL_ASSERTED:-none}
 LL_GUARD_STARTUP=2
 LL_GUARD_LATE_PCT=10
+# Bursts only reported here: the 15 pairs it had, not lowlat-d32's 21.
+LL_BURST_ROUNDS=${LL_BURST_ROUNDS:-15}
 LL_DEPTH=1
 LL_TPUT_ROT=1
 . /tests/ll-fs.sh
