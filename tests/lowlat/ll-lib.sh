@@ -239,8 +239,12 @@ ll_startup() {
 # (the S suite's readers and writers run on between start-ups). With the
 # background running, only clean pages are dropped: syncing its writers'
 # dirty data each time would be a workload of its own.
+# With LL_DETAIL set, each start-up also appends "RUNQ_MS BLKIO_MS" to
+# that file: its time runnable but waiting for a CPU, and waiting for its
+# block I/O (lowlat.c's STARTUP line; delay accounting is switched on).
 ll_startups() {
 	local i=0 out
+	[ -z "$LL_DETAIL" ] || echo 1 > /proc/sys/kernel/task_delayacct
 	ll_cold
 	ll_bg_start "$1" || return 1
 	[ "$1" = idle ] || sleep "$LL_LEAD"
@@ -249,6 +253,8 @@ ll_startups() {
 		out=$(ll_app startup "$LL_MNT" $((LL_CAP * 1000)))
 		echo "$out" | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p' | grep . ||
 			echo $((LL_CAP * 1000))
+		[ -z "$LL_DETAIL" ] || echo "$out" |
+			sed -n 's/.* runq_ms=\([-0-9]*\) blkio_ms=\([-0-9]*\).*/\1 \2/p' >> "$LL_DETAIL"
 		i=$((i + 1))
 	done
 	ll_bg_stop

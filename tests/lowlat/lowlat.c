@@ -17,7 +17,13 @@
  *	DIR/app in an order that hops between directories, with a 1 ms think
  *	time every THINK_EVERY files, then the big ones; stops early once
  *	CAP_MS have passed (files < 304 then). Prints
- *	"STARTUP ms=N files=N kib=N".
+ *	"STARTUP ms=N files=N kib=N cpu_ms=N runq_ms=N blkio_ms=N": besides
+ *	its wall time, where the process spent it, from its own
+ *	/proc/self/schedstat (on a CPU, runnable but waiting for one) and
+ *	delay accounting (waiting for its block I/O; 0 unless
+ *	kernel.task_delayacct is 1; -1 when a file cannot be read). A
+ *	start-up slowed by a background that takes the CPU is told from one
+ *	slowed by its I/O.
  *   lowlat video FILE SECS [FPS [MIN_KB MAX_KB]]
  *	A periodic reader: frame i is due at t0 + i/FPS; at that time (or at
  *	once when the previous frame ended later) it reads the next MIN..MAX
@@ -160,9 +166,44 @@ static long read_whole(const char *path)
 	return total;
 }
 
+/*
+ * This process's time so far on a CPU and waiting for one (schedstat, ns),
+ * and waiting for its block I/O (stat field 42, clock ticks), in ms; -1
+ * for what cannot be read.
+ */
+static void self_delays(long long *cpu_ms, long long *runq_ms,
+			long long *blkio_ms)
+{
+	unsigned long long cpu, runq, ticks;
+	char line[1024], *p;
+	FILE *f;
+	int i;
+
+	*cpu_ms = *runq_ms = *blkio_ms = -1;
+	f = fopen("/proc/self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu", &cpu, &runq) == 2) {
+			*cpu_ms = cpu / 1000000;
+			*runq_ms = runq / 1000000;
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* After the command's ')': field 3, so field 42 is 39 spaces on. */
+	for (i = 0; p && i < 40; i++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p, "%llu", &ticks) == 1)
+		*blkio_ms = ticks * 1000 / sysconf(_SC_CLK_TCK);
+}
+
 static int do_startup(const char *dir, uint64_t cap_us)
 {
-	uint64_t t0 = now_us();
+	uint64_t t0 = now_us(), end;
+	long long cpu_ms, runq_ms, blkio_ms;
 	long kib = 0;
 	char p[512];
 	int i, files = 0;
@@ -184,8 +225,11 @@ static int do_startup(const char *dir, uint64_t cap_us)
 		files++;
 		usleep(THINK_US);
 	}
-	printf("STARTUP ms=%llu files=%d kib=%ld\n",
-	       (unsigned long long)(now_us() - t0) / 1000, files, kib);
+	end = now_us();
+	self_delays(&cpu_ms, &runq_ms, &blkio_ms);
+	printf("STARTUP ms=%llu files=%d kib=%ld cpu_ms=%lld runq_ms=%lld blkio_ms=%lld\n",
+	       (unsigned long long)(end - t0) / 1000, files, kib, cpu_ms,
+	       runq_ms, blkio_ms);
 	return 0;
 }
 
