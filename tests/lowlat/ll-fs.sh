@@ -65,9 +65,10 @@ TSECS=3
 TBGS="10r-seq 10r-rand"
 TSCHEDS="ours none mq-deadline"
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-# ll_waits BG: where the start-ups under BG waited (ll_startups' detail),
-# medians: for a CPU, against the I/O scheduler's part, their block I/O.
-# Not asserted: it says which of the two a slow start-up is short of.
+# ll_waits BG: the medians of what the start-ups under BG waited for
+# (ll_startups' detail): a CPU, which no I/O scheduler hands out, and
+# their block I/O, which is the I/O scheduler's part. Not asserted: it
+# says which of the two a slow start-up was short of.
 ll_waits() {
 	local f=/tmp/llr/sd-$rot-$1
 	[ -s "$f" ] || { echo "waits not measured"; return; }

@@ -193,7 +193,7 @@ static void self_delays(long long *cpu_ms, long long *runq_ms,
 		return;
 	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
 	fclose(f);
-	/* After the command's ')': field 3, so field 42 is 39 spaces on. */
+	/* The space after the command's ')' opens field 3; the 40th, 42. */
 	for (i = 0; p && i < 40; i++)
 		p = strchr(p + 1, ' ');
 	if (p && sscanf(p, "%llu", &ticks) == 1)
