@@ -239,11 +239,12 @@ ll_startup() {
 # (the S suite's readers and writers run on between start-ups). With the
 # background running, only clean pages are dropped: syncing its writers'
 # dirty data each time would be a workload of its own.
-# With LL_DETAIL set, each start-up also appends "RUNQ_MS BLKIO_MS" to
+# With LL_DETAIL set, each start-up also appends "RUNQ_MS BLKIO_MS MS" to
 # that file: its time runnable but waiting for a CPU, and waiting for its
-# block I/O (lowlat.c's STARTUP line; delay accounting is switched on).
+# block I/O (lowlat.c's STARTUP line; delay accounting is switched on; -1
+# when not known, as for a start-up stopped at the cap), and its time.
 ll_startups() {
-	local i=0 out
+	local i=0 out ms d
 	[ -z "$LL_DETAIL" ] || echo 1 > /proc/sys/kernel/task_delayacct
 	ll_cold
 	ll_bg_start "$1" || return 1
@@ -251,10 +252,11 @@ ll_startups() {
 	while [ $i -lt "$2" ]; do
 		[ $i -gt 0 ] && echo 3 > /proc/sys/vm/drop_caches
 		out=$(ll_app startup "$LL_MNT" $((LL_CAP * 1000)))
-		echo "$out" | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p' | grep . ||
-			echo $((LL_CAP * 1000))
-		[ -z "$LL_DETAIL" ] || echo "$out" |
-			sed -n 's/.* runq_ms=\([-0-9]*\) blkio_ms=\([-0-9]*\).*/\1 \2/p' >> "$LL_DETAIL"
+		ms=$(echo "$out" | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p')
+		[ -n "$ms" ] || ms=$((LL_CAP * 1000))
+		echo "$ms"
+		d=$(echo "$out" | sed -n 's/.* runq_ms=\([-0-9]*\) blkio_ms=\([-0-9]*\).*/\1 \2/p')
+		[ -z "$LL_DETAIL" ] || echo "${d:--1 -1} $ms" >> "$LL_DETAIL"
 		i=$((i + 1))
 	done
 	ll_bg_stop
