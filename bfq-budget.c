@@ -16,7 +16,8 @@
  *    for its budget (seeky, or thinking between requests) pays for the
  *    device time it held, not for the few sectors it moved, so it cannot
  *    lower everybody's throughput, and every timed-out turn costs the
- *    same, whatever the sectors happened to be.
+ *    same, whatever the sectors happened to be. Not an application
+ *    starting (bfq-wr.c, rule 5): the device waited for it on purpose.
  * 3. Autotune. With max_budget=0, max_budget is what the device transfers
  *    in timeout_sync at its estimated peak rate: sectors completed divided
  *    by the time the device held at least one request. Time the device

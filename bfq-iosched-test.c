@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of bfq-iosched.c's request-free logic: tunable parsing,
- * ioprio mapping, and the references of sync queues through a randomized
- * sequence of queue merges, splits, ioprio changes and exits (bfq-merge.c)
- * with the real queue allocator. #included at the end of bfq-iosched.c.
+ * ioprio mapping, the charge of a timed-out turn, and the references of
+ * sync queues through a randomized sequence of queue merges, splits,
+ * ioprio changes and exits (bfq-merge.c) with the real queue allocator.
+ * #included at the end of bfq-iosched.c.
  */
 #include <kunit/test.h>
 
@@ -77,6 +78,49 @@ static void bfq_class_of_classes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			bfq_class_of(IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0)),
 			BFQ_CLASS_BE);
+}
+
+struct bfq_tocharge_case {
+	const char *desc;
+	bool low_latency;
+	enum bfq_wr_kind kind;
+	unsigned int age_ms;	/* since the raising started; it lasts 1 s */
+	u64 max_budget_tun;	/* the tunable, 0: autotuned */
+	unsigned int nr_samples;	/* peak rate samples */
+	bool charged;		/* expected: max_budget (else 0) */
+};
+
+static const struct bfq_tocharge_case bfq_tocharge_cases[] = {
+	{ "not raised, rate known", 1, BFQ_WR_NONE, 0, 0, 3, true },
+	{ "not raised, budget set", 1, BFQ_WR_NONE, 0, 4096, 0, true },
+	{ "not raised, rate a guess", 1, BFQ_WR_NONE, 0, 0, 0, false },
+	{ "app starting", 1, BFQ_WR_INTERACTIVE, 200, 0, 3, false },
+	{ "app starting, budget set", 1, BFQ_WR_INTERACTIVE, 200, 4096, 3,
+	  false },
+	{ "app raising over", 1, BFQ_WR_INTERACTIVE, 1000, 0, 3, true },
+	{ "app, low_latency 0", 0, BFQ_WR_INTERACTIVE, 200, 0, 3, true },
+	{ "soft real-time", 1, BFQ_WR_SOFT_RT, 200, 0, 3, true },
+};
+
+BFQ_KUNIT_TABLE(bfq_tocharge, bfq_tocharge_cases, bfq_tocharge_case);
+
+/* A timed-out turn costs max_budget, but not an application starting's. */
+static void bfq_timeout_charge_table(struct kunit *test)
+{
+	const struct bfq_tocharge_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 1);
+	u64 now_ns = 10 * NSEC_PER_SEC;
+
+	bfqd->tun.low_latency = c->low_latency;
+	bfqd->tun.max_budget_sectors = c->max_budget_tun;
+	bfqd->rate.nr_samples = c->nr_samples;
+	bfqq->wr.kind = c->kind;
+	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 : 30;
+	bfqq->wr.start_ns = now_ns - (u64)c->age_ms * NSEC_PER_MSEC;
+	bfqq->wr.dur_ns = NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, bfq_timeout_charge(bfqd, bfqq, 8192, now_ns),
+			c->charged ? 8192U : 0U);
 }
 
 #define BFQ_RT_PROCS	6
@@ -186,6 +230,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE_PARAM(bfq_tunable_parse_table, bfq_parse_gen_params),
 	KUNIT_CASE(bfq_tunable_descs_no_overflow),
 	KUNIT_CASE(bfq_class_of_classes),
+	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
 	KUNIT_CASE(bfq_merge_refs_random),
 	{}
 };

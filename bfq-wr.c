@@ -66,7 +66,13 @@
  *    under TCG, 5 readers and 5 writers, depth 32: start-up 2.1-5.7x its
  *    idle time without this, 1.8x with it). Not for a soft real-time
  *    queue: its next batch is a period away, and rule 7 gives it the
- *    device when it comes.
+ *    device when it comes. A timed-out turn of an interactively raised
+ *    queue is charged what it moved, not a full max_budget as other
+ *    timed-out turns are (bfq-budget.c, rule 2): the time was spent
+ *    waiting for it on purpose, and charged as a full budget it put the
+ *    application's next turn behind every other queue's (under ten
+ *    sequential readers, depth 32: ~2500 sectors moved, ~70000 charged,
+ *    start-ups 877-1032 ms against 681-766 ms charged what they moved).
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5 and 7-9; writing 1 applies them again to queues that become
  *    backlogged from then on.
