@@ -943,11 +943,9 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 
 /*
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
- * is still a guess, or the queue is an application starting (bfq-wr.c,
- * rule 5): the device waited for its process by choice, however long it
- * thought, and charging that wait as a full budget put its next turn
- * behind every other queue's (start-ups under ten random readers, depth
- * 32: gaps of 16-19 ms after each timed-out turn).
+ * is still a guess, or the queue is an application starting, which the
+ * device waited for by choice (bfq-wr.c, rule 5, has why and what it
+ * measured).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
