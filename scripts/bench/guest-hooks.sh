@@ -19,19 +19,28 @@ EXTRA=
 # HOOKS_JOBS=N and HOOKS_LL=0|1 on the kernel command line: N readers
 # (a hook's time then includes waiting for the lock the other vCPU holds)
 # and low_latency for both bfqs (readers started together are a burst).
+# HOOKS_CNSEC=N: the device completes each request N ns after it took it
+# (irqmode=2, 32 deep, as the lowlat rig), so readers wait for it and
+# their queues empty between requests as under that rig's 10r-rand; the
+# completions then come in interrupts, traced too.
 JOBS=1
 LL=0
+CNSEC=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	HOOKS_FUNCS=?*) EXTRA=$(echo "${w#*=}" | tr , ' ') ;;
 	HOOKS_JOBS=[0-9]*) JOBS=${w#*=} ;;
 	HOOKS_LL=[01]) LL=${w#*=} ;;
+	HOOKS_CNSEC=[0-9]*) CNSEC=${w#*=} ;;
 	esac
 done
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T ||
 	die "no tracefs"
-dev=$(mk_nullb hk0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
+devopts="irqmode=0"
+[ -n "$CNSEC" ] &&
+	devopts="irqmode=2 completion_nsec=$CNSEC hw_queue_depth=32"
+dev=$(mk_nullb hk0 size=4096 memory_backed=0 $devopts submit_queues=1) ||
 	die "cannot create hk0"
 
 # The elevator's hooks: the functions its elevator_mq_ops point to, by
@@ -63,7 +72,11 @@ for r in $(seq $BENCH_ROUNDS); do
 			echo $f >> $T/set_ftrace_filter 2>/dev/null
 		done
 		echo function_graph > $T/current_tracer
-		echo nofuncgraph-irqs > $T/trace_options
+		if [ -n "$CNSEC" ]; then
+			echo funcgraph-irqs > $T/trace_options
+		else
+			echo nofuncgraph-irqs > $T/trace_options
+		fi
 		echo funcgraph-tail > $T/trace_options
 		: > $T/trace
 		rd0=$(awk '{print $1}' /sys/block/$dev/stat)
@@ -106,7 +119,7 @@ for r in $(seq $BENCH_ROUNDS); do
 done
 
 echo BENCH-TABLE-BEGIN
-echo "hooks: psync 4k randread, $JOBS job(s), null_blk irqmode=0, low_latency $LL, ${SECS}s window, function_graph; calls a request and ns a call (instructions under -icount shift=0), medians of $BENCH_ROUNDS"
+echo "hooks: psync 4k randread, $JOBS job(s), null_blk ${devopts}, low_latency $LL, ${SECS}s window, function_graph; calls a request and ns a call (instructions under -icount shift=0), medians of $BENCH_ROUNDS"
 printf '%-12s %-34s %9s %9s %10s\n' scheduler function calls/req ns/call ns/req
 for s in $SCHEDS; do
 	# Read counts per round for this scheduler.

@@ -6,8 +6,9 @@
 # stock, mq-deadline, kyber, none). Per run: the device's MB/s over
 # BENCH_SECS (default 2) after TPUT_LEAD s (default 2: ten readers started
 # together are a large burst, never raised, so no raising period has to
-# pass), the guest CPU's busy share over the window and its busy time per
-# request. BENCH_ROUNDS rounds, the schedulers' order rotated each round;
+# pass), the guest CPU's busy share over the window, its busy time per
+# request and its context switches per request (a kblockd run or an extra
+# wakeup a request shows there). BENCH_ROUNDS rounds, the schedulers' order rotated each round;
 # medians. The TPUT_* settings come from the kernel command line (run.sh's
 # BENCH_APPEND).
 #
@@ -33,11 +34,12 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 ll_dev llt0 $DEPTH || die "cannot make the ext4 device"
-# "busy total requests sectors": CPU ticks (USER_HZ) busy and in all,
-# requests and sectors the device completed.
+# "busy total requests sectors switches": CPU ticks (USER_HZ) busy and in
+# all, requests and sectors the device completed, context switches.
 snap() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
 	awk '{ print $1 + $5, $3 + $7 }' /sys/block/$LL_DEV/stat
+	awk '/^ctxt / { print $2 }' /proc/stat
 }
 # rotate N WORDS...: the words, the first N moved to the end.
 rotate() {
@@ -63,21 +65,23 @@ for r in $(seq $BENCH_ROUNDS); do
 			b=$(snap | tr '\n' ' ')
 			ll_bg_stop
 			echo "$a $b" | awk -v t=$SECS '{
-				busy = $5 - $1; all = $6 - $2; n = $7 - $3
-				printf "%.1f %.1f %.0f\n", ($8 - $4) * 512 / 1048576 / t,
+				busy = $6 - $1; all = $7 - $2; n = $8 - $3
+				printf "%.1f %.1f %.0f %.2f\n", ($9 - $4) * 512 / 1048576 / t,
 					all ? 100 * busy / all : 0,
-					n ? busy * 10000000 / n : 0 }' > /tmp/tp
-			read -r mbs busy per < /tmp/tp
-			echo "round $r $bg $s: $mbs MB/s, CPU busy $busy%, $per ns CPU a request"
+					n ? busy * 10000000 / n : 0,
+					n ? ($10 - $5) / n : 0 }' > /tmp/tp
+			read -r mbs busy per sw < /tmp/tp
+			echo "round $r $bg $s: $mbs MB/s, CPU busy $busy%, $per ns CPU a request, $sw context switches a request"
 			echo $mbs >> /tmp/tp-$bg-$s
 			echo $busy >> /tmp/tb-$bg-$s
 			echo $per >> /tmp/tn-$bg-$s
+			echo $sw >> /tmp/ts-$bg-$s
 		done
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "tput: each background alone, ext4 on null_blk depth $DEPTH rotational $ROT, ${SECS}s after ${LEAD}s, medians of $BENCH_ROUNDS; ns a request: the guest's CPU busy time over the requests done (instructions under -icount shift=0)"
-printf '%-10s %-12s %9s %8s %9s %12s\n' background scheduler MB/s ratio "CPU busy" "ns/request"
+echo "tput: each background alone, ext4 on null_blk depth $DEPTH rotational $ROT, ${SECS}s after ${LEAD}s, medians of $BENCH_ROUNDS; ns a request: the guest's CPU busy time over the requests done (instructions under -icount shift=0); cs/req: the guest's context switches over the requests done"
+printf '%-10s %-12s %9s %8s %9s %12s %9s\n' background scheduler MB/s ratio "CPU busy" "ns/request" "cs/req"
 for bg in $BGS; do
 	best=0
 	for s in $SCHEDS; do
@@ -88,8 +92,9 @@ for bg in $BGS; do
 	for s in $SCHEDS; do
 		v=$(median < /tmp/tp-$bg-$s)
 		x=$(awk -v a=$v -v b=$best 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-		printf '%-10s %-12s %9s %8s %8s%% %12s\n' $bg $s $v $x \
-			"$(median < /tmp/tb-$bg-$s)" "$(median < /tmp/tn-$bg-$s)"
+		printf '%-10s %-12s %9s %8s %8s%% %12s %9s\n' $bg $s $v $x \
+			"$(median < /tmp/tb-$bg-$s)" "$(median < /tmp/tn-$bg-$s)" \
+			"$(median < /tmp/ts-$bg-$s)"
 	done
 done
 echo "(ratio: to the best scheduler other than ours; issue 6's bound for ours is >= 0.95)"
