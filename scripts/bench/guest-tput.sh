@@ -8,9 +8,11 @@
 # together are a large burst, never raised, so no raising period has to
 # pass), the guest CPU's busy share over the window, its busy time per
 # request and its context switches per request (a kblockd run or an extra
-# wakeup a request shows there). BENCH_ROUNDS rounds, the schedulers' order rotated each round;
-# medians. The TPUT_* settings come from the kernel command line (run.sh's
-# BENCH_APPEND).
+# wakeup a request shows there). BENCH_ROUNDS rounds, the schedulers'
+# order rotated each round; medians. The TPUT_* settings come from the
+# kernel command line (run.sh's BENCH_APPEND); TPUT_LL=0 runs both bfqs
+# at low_latency 0 (the bound is for 1), to tell what the low-latency
+# heuristics cost.
 #
 # Meant for run.sh with VM_ICOUNT=shift=0,sleep=off: the guest's clock then
 # counts instructions (1 ns each), a CPU of 1 GIPS, repeatable runs, and
@@ -24,13 +26,14 @@
 . /tests/ll-lib.sh
 SECS=${BENCH_SECS:-2}
 SCHEDS=$(bench_scheds ours none mq-deadline)
-DEPTH=32 ROT=0 LEAD=2 BGS="10r-seq 10r-rand"
+DEPTH=32 ROT=0 LEAD=2 BGS="10r-seq 10r-rand" LOWLAT=1
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	TPUT_DEPTH=?*) DEPTH=${w#*=} ;;
 	TPUT_ROT=[01]) ROT=${w#*=} ;;
 	TPUT_LEAD=?*) LEAD=${w#*=} ;;
 	TPUT_BGS=?*) BGS=$(echo "${w#*=}" | tr , ' ') ;;
+	TPUT_LL=[01]) LOWLAT=${w#*=} ;;
 	esac
 done
 ll_dev llt0 $DEPTH || die "cannot make the ext4 device"
@@ -56,7 +59,7 @@ nsch=$(echo $SCHEDS | wc -w)
 for r in $(seq $BENCH_ROUNDS); do
 	for bg in $BGS; do
 		for s in $(rotate $(((r - 1) % nsch)) $SCHEDS); do
-			bench_ll_sched $s $ROT 1 || die "cannot select $s"
+			bench_ll_sched $s $ROT $LOWLAT || die "cannot select $s"
 			ll_cold
 			ll_bg_start $bg || die "cannot start $bg"
 			sleep $LEAD
@@ -80,7 +83,7 @@ for r in $(seq $BENCH_ROUNDS); do
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "tput: each background alone, ext4 on null_blk depth $DEPTH rotational $ROT, ${SECS}s after ${LEAD}s, medians of $BENCH_ROUNDS; ns a request: the guest's CPU busy time over the requests done (instructions under -icount shift=0); cs/req: the guest's context switches over the requests done"
+echo "tput: each background alone, ext4 on null_blk depth $DEPTH rotational $ROT, bfqs at low_latency $LOWLAT, ${SECS}s after ${LEAD}s, medians of $BENCH_ROUNDS; ns a request: the guest's CPU busy time over the requests done (instructions under -icount shift=0); cs/req: the guest's context switches over the requests done"
 printf '%-10s %-12s %9s %8s %9s %12s %9s\n' background scheduler MB/s ratio "CPU busy" "ns/request" "cs/req"
 for bg in $BGS; do
 	best=0
