@@ -22,7 +22,10 @@ EXTRA=
 # HOOKS_CNSEC=N: the device completes each request N ns after it took it
 # (irqmode=2, 32 deep, as the lowlat rig), so readers wait for it and
 # their queues empty between requests as under that rig's 10r-rand; the
-# completions then come in interrupts, traced too.
+# completions then come in interrupts, traced too. An interrupt that lands
+# inside a hook (at its unlock, say) counts in that hook's time as well:
+# there the per-hook times and their sum are upper bounds, and the nested
+# lines ("+") tell where completions landed.
 JOBS=1
 LL=0
 CNSEC=

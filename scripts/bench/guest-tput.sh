@@ -2,7 +2,7 @@
 # reports it with make check): each read background of the S suite alone
 # (10r-seq, 10r-rand) on ext4 over the lowlat rig's null_blk, depth
 # TPUT_DEPTH (default 32), rotational TPUT_ROT (default 0), under ours
-# (low_latency 1), none and mq-deadline (BENCH_SCHEDS: any of ours, base,
+# (low_latency 1 unless TPUT_LL=0), none and mq-deadline (BENCH_SCHEDS: any of ours, base,
 # stock, mq-deadline, kyber, none). Per run: the device's MB/s over
 # BENCH_SECS (default 2) after TPUT_LEAD s (default 2: ten readers started
 # together are a large burst, never raised, so no raising period has to
