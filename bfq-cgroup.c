@@ -116,8 +116,8 @@
  *    of ours still held it is freed later: RCU, then a work item that
  *    calls pd_free through blkcg_policy[] (6.1 and 6.12 alike). If the
  *    policy were unregistered first, that call would find NULL there, or
- *    our pd_free would be gone with the module (seen on 6.1: rmdir, then
- *    rmmod, oopsed in blkg_free_workfn). So the module counts its live
+ *    our pd_free would be gone with the module (on 6.1, an rmdir then an
+ *    rmmod would oops in blkg_free_workfn). So the module counts its live
  *    pds and its exit waits for none before unregistering; every such
  *    blkg's last reference is I/O that completes, so the wait ends.
  * 13. Symmetry. Idling for an emptied queue is what keeps a group from
@@ -127,7 +127,7 @@
  *    of busy sync queues, with no busy queue of the root group beside
  *    them. Then every group is served as every other, idling or not, and
  *    skipping the idle slice costs no group its share; without this rule
- *    64 containers of one random reader each lost half the IOPS they get
+ *    64 containers of one random reader each lose half the IOPS they get
  *    with the same readers in one cgroup. The shape is kept in O(1) per
  *    busy transition: per parent the count of its busy child groups, per
  *    device the sums of the busy groups' weights and queue counts and of

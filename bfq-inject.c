@@ -17,9 +17,9 @@
  *    queue: where weights differ, the idle time is what keeps the heavier
  *    queue's share; and an application starting (bfq-wr.c rule 5) needs
  *    the CPU as much as the device, which the injected requests' owners
- *    and completions take from it: measured under TCG, injecting while
- *    idling for a starting application made its start-up under ten
- *    readers up to twice as long.
+ *    and completions take from it: injecting while idling for a starting
+ *    application can make its start-up under ten readers up to twice as
+ *    long (see docs/results/).
  * 2. The limit is learned. The request the device idled for is a probe:
  *    the time from its arrival to its completion is its wait. Waits with
  *    nothing injected ahead form the base (a moving average); a wait with
@@ -47,11 +47,11 @@
  *    after its fsync). I/O already in the device when the process's own
  *    read completed is a neighbour's: independent readers on a deep
  *    device complete in a steady rotation, each just ahead of the next
- *    one's new read. Without that test the S suite's ten random readers
- *    (6.12, depth 32, 200 us, under -icount) changed waker 4635 times in
- *    2 s, with it never. A reader kept from the CPU for longer than a
- *    neighbour's service still passes: on a guest whose CPU the readers
- *    saturate, ~100 changes a second remain.
+ *    one's new read. Without that test ten random readers on a deep
+ *    device change waker thousands of times a second, with it almost
+ *    never (see docs/results/). A reader kept from the CPU for longer than
+ *    a neighbour's service still passes: on a guest whose CPU the readers
+ *    saturate, about 100 changes a second remain.
  *
  * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, last_done and
  * probe_rq hold no reference. bfq_put_queue() calls bfq_inject_queue_exit()

@@ -868,8 +868,8 @@ static bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * apart cost it no more than near ones (bfq-budget.c, rule 4). A queue
  * born in a large burst (bfq-wr.c, rule 4: the batch needs throughput) is
  * idled for only for that last reason: ten sequential readers started
- * together on a disk, idled for only as a batch, moved 13.6 MB/s on the
- * lab's disk model against 21.7 MB/s idled for.
+ * together on a disk lose over a third of their throughput when the
+ * device does not idle for them (see docs/results/).
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)
@@ -944,8 +944,7 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 /*
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
  * is still a guess, or the queue is an application starting, which the
- * device waited for by choice (bfq-wr.c, rule 5, has why and what it
- * measured).
+ * device waited for by choice (bfq-wr.c, rule 5, has why).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
@@ -1685,9 +1684,10 @@ static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
  * Whether tags are kept at all: while a raised queue had I/O in the last
  * BFQ_TAG_KEEP_MS, or a process they are kept for waits for one. Otherwise
  * nobody would use them, and on a short queue (2 tags) keeping one idles
- * the device between the requests of bulk readers: measured at depth 1,
- * ten random readers lost 29% of their throughput with a tag always kept,
- * and a burst of 64 readers 5% while a journal thread stayed raised.
+ * the device between the requests of bulk readers: at depth 1 a tag
+ * always kept costs ten random readers close to a third of their
+ * throughput, and a burst of 64 readers a few percent while a journal
+ * thread stays raised (see docs/results/).
  */
 static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 {

@@ -672,8 +672,8 @@ struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
 		/*
 		 * Never eligible, on either side of a pair: no search, and
 		 * no key that would hide an eligible neighbour from others.
-		 * Ten readers started together paid both tree walks at
-		 * each request for nothing.
+		 * Ten readers started together would pay both tree walks
+		 * at each request for nothing.
 		 */
 		bfq_stable_drop(bfqq);
 		bfq_pos_erase(bfqd, bfqq);

@@ -62,17 +62,18 @@
  *    when its process thinks longer than an idle slice between requests:
  *    a starting application that is slow to issue its next read is
  *    usually short of CPU, and serving the background meanwhile gives the
- *    background's processes more work to take the CPU with (measured
- *    under TCG, 5 readers and 5 writers, depth 32: start-up 2.1-5.7x its
- *    idle time without this, 1.8x with it). Not for a soft real-time
+ *    background's processes more work to take the CPU with (without
+ *    this, a start-up under 5 readers and 5 writers takes up to about
+ *    three times as long; see docs/results/). Not for a soft real-time
  *    queue: its next batch is a period away, and rule 7 gives it the
  *    device when it comes. A timed-out turn of an interactively raised
  *    queue is charged what it moved, not a full max_budget as other
  *    timed-out turns are (bfq-budget.c, rule 2): the time was spent
  *    waiting for it on purpose, and charged as a full budget it put the
  *    application's next turn behind every other queue's (under ten
- *    sequential readers, depth 32: ~2500 sectors moved, ~70000 charged,
- *    start-ups 877-1032 ms against 681-766 ms charged what they moved).
+ *    sequential readers such a turn moves a few percent of a full
+ *    budget, and start-ups charged full budgets take about a third
+ *    longer; see docs/results/).
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5 and 7-9; writing 1 applies them again to queues that become
  *    backlogged from then on.
@@ -95,11 +96,11 @@
  *    BFQ_WR_MIN_IDLE_MS that rule 1 will raise at that request
  *    (bfq_wr_tag_reserve()), and of a process with no queue yet while no
  *    large burst goes on (bfq_wr_newcomer_raisable()): rule 1 raises its
- *    queue too, and without this its first read waited behind every
- *    other sleeper (a new video player's first frame 236 ms under 5
- *    readers and 5 writers, depth 1). Read without bfq_data.lock: the
- *    answer may be a request late, which costs the process one wait for
- *    a tag.
+ *    queue too, and without this its first read waits behind every
+ *    other sleeper (a new video player's first frame then waits hundreds
+ *    of ms on a one-request device under 5 readers and 5 writers). Read
+ *    without bfq_data.lock: the answer may be a request late, which costs
+ *    the process one wait for a tag.
  * 9. The device's own queue. A request dispatched waits in the device
  *    behind those dispatched before it (a disk's queue, a controller's),
  *    and an application's read that finds ten random reads ahead of it on
@@ -164,10 +165,10 @@
  * Rule 1, peak rate not measured yet on a rotational device: a 100 MB/s
  * disk's, in sectors per second (5.4 s). A disk that has served only
  * random requests since bfq was selected has no rate sample, and a
- * starting application there needs its raising longer than an SSD's:
- * measured on the lab's disk model, an application whose 3 s raising
- * ended a third of the way through its start-up under ten random readers
- * took 14 s for 2.6 s idle.
+ * starting application there needs its raising longer than an SSD's: on
+ * the lab's disk model, an application whose raising ends a third of the
+ * way through its start-up under ten random readers takes over five times
+ * its idle start-up time (see docs/results/).
  */
 #define BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC	195312
 /*
@@ -225,10 +226,10 @@
 #define BFQ_BURST_WINDOW_MS		180
 /*
  * Rule 4: an application starts a handful of processes; eight or more
- * started together are a batch. Ten was too many: the S suite's ten
- * readers, forked by one fio, stayed a burst of ten, all raised for the
- * whole raising period, and an application starting among them then had
- * a tenth of the device, not most of it.
+ * started together are a batch. Ten is too many: ten readers forked by
+ * one fio stay a burst of ten, all raised for the whole raising period,
+ * and an application starting among them then has a tenth of the device,
+ * not most of it.
  */
 #define BFQ_BURST_LARGE_SIZE		8
 

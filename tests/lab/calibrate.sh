@@ -82,8 +82,9 @@ lab_data calibration "measure=path-4k-qd1-extra-ms model=- measured=$path_ms"
 lab_end
 
 # The rates are only asserted when the path could carry twice the outer
-# one: beside another VM on a 2-core host it moved 29 MB/s (253 alone),
-# and then it is the host, not the model, that the rates measure.
+# one: beside another VM on a 2-core host it can move a tenth of what it
+# moves alone, and then it is the host, not the model, that the rates
+# measure.
 if awk -v p=$path_mbps -v o=$(exp seq_outer_MBps) 'BEGIN { exit !(p >= 2 * o) }'; then
 	check "outer rate $outer MB/s within 10% of $(exp seq_outer_MBps)" \
 		within $outer $(exp seq_outer_MBps) 0.10

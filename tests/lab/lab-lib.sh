@@ -111,7 +111,7 @@ ci95() {
 # SECS seconds that opens once every reader runs: under TCG the fio
 # processes start up to a second apart, and a reader that runs alone
 # before the others start (or after they stop) at the device's full speed
-# skewed a 5 s share by up to ~15%. Counted in each job process's
+# skews a 5 s share by up to ~15%. Counted in each job process's
 # /proc/PID/io read_bytes (submitted bytes, so a window's edge is off by
 # one request at most).
 lab_readers() {

@@ -6,7 +6,7 @@
 # bytes although its zone is half as fast; a time-sliced or a FIFO
 # scheduler would give it about the same time or the same requests.
 #
-# Bounds, loose for TCG (see tests/lab/README.md for measured values):
+# Bounds, loose for TCG (see docs/results/ for measured values):
 # BE0:BE4 bytes between 1.5 and 2.6 (ideal 2), and both readers together
 # at least half the inner zone's modelled rate (idling keeps each reader
 # sequential; alternating requests between the two ends would cost a

@@ -172,8 +172,8 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * Stamp the region in writes of WCHUNK blocks: one 4 KiB write per
-	 * block took 8-9 s of a 12 s scenario on the debug kernel under TCG
-	 * and left the readers no time to merge.
+	 * block takes most of a short scenario on a debug kernel under TCG
+	 * and leaves the readers no time to merge.
 	 */
 	for (b = 0; b < nblocks; b += n) {
 		n = nblocks - b < WCHUNK ? nblocks - b : WCHUNK;
