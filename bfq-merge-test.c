@@ -17,6 +17,29 @@
 #define BFQ_MT_STEPS	1000
 
 /* One arrival: queue @q, @sectors at @pos, @ms after the start. */
+
+/*
+ * Calls into the module made as its own callers make them: under
+ * bfq_data.lock, which their lockdep assertions check when the suites run
+ * in the debug kernel (scripts/kunit-debug.sh). Nothing is allocated
+ * under the lock, and no KUNIT_ASSERT leaves it held.
+ */
+#define BFQ_MT_LOCKED(bfqd, call) ({					\
+	spinlock_t *__bfq_mt_lock = &(bfqd)->lock;			\
+	typeof(call) __bfq_mt_ret;					\
+									\
+	spin_lock_irq(__bfq_mt_lock);					\
+	__bfq_mt_ret = (call);						\
+	spin_unlock_irq(__bfq_mt_lock);					\
+	__bfq_mt_ret;							\
+})
+#define BFQ_MT_DO(bfqd, call) do {					\
+	spinlock_t *__bfq_mt_lock = &(bfqd)->lock;			\
+									\
+	spin_lock_irq(__bfq_mt_lock);					\
+	call;								\
+	spin_unlock_irq(__bfq_mt_lock);					\
+} while (0)
 struct bfq_mt_arrival {
 	unsigned int q;
 	sector_t pos;
@@ -153,8 +176,10 @@ static void bfq_merge_detect_table(struct kunit *test)
 	for (i = 0; i < nr && first < 0; i++) {
 		struct bfq_queue *bfqq = q[a[i].q], *cand;
 
-		cand = bfq_merge_observe(bfqd, bfqq, a[i].pos, a[i].sectors,
-					 t0 + msecs_to_jiffies(a[i].ms));
+		cand = BFQ_MT_LOCKED(bfqd,
+				     bfq_merge_observe(bfqd, bfqq, a[i].pos,
+						       a[i].sectors,
+						       t0 + msecs_to_jiffies(a[i].ms)));
 		if (cand) {
 			first = i;
 			KUNIT_EXPECT_PTR_NE(test, cand, bfqq);
@@ -177,7 +202,7 @@ static struct bfq_io_cq *bfq_mt_bic(struct kunit *test, struct bfq_data *bfqd,
 	struct bfq_io_cq *bic = kunit_kzalloc(test, sizeof(*bic), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, bic);
-	bfq_get_queue(bfqq);
+	BFQ_MT_DO(bfqd, bfq_get_queue(bfqq));
 	bic->sync_bfqq = bfqq;
 	list_add_tail(&bic->member_node, &bfqq->merge.members);
 	bfqq->merge.nr_members++;
@@ -203,7 +228,8 @@ static void bfq_merge_chains(struct kunit *test)
 			bic[i] = bfq_mt_bic(test, bfqd, q[i]);
 		}
 		for (i = 0; i < len; i++)
-			bfq_merge_queues(bfqd, q[i], q[i + 1], BFQ_MERGE_CLOSE);
+			BFQ_MT_DO(bfqd, bfq_merge_queues(bfqd, q[i], q[i + 1],
+							 BFQ_MERGE_CLOSE));
 		for (i = 0; i <= len; i++) {
 			KUNIT_EXPECT_PTR_EQ(test, bic[i]->sync_bfqq, q[len]);
 			KUNIT_EXPECT_TRUE(test, bic[i]->saved.valid);
@@ -218,7 +244,7 @@ static void bfq_merge_chains(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, bfqd->merge.nr_merges, (u64)len);
 		/* Every process exits: the merged queue's count falls to 0. */
 		for (i = 0; i <= len; i++) {
-			bfq_merge_leave(bfqd, bic[i]);
+			BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, bic[i]));
 			bic[i]->sync_bfqq = NULL;
 			q[len]->ref--;
 		}
@@ -240,6 +266,7 @@ static void bfq_merge_split_restores(struct kunit *test)
 	struct bfq_queue *c = bfq_test_queue(test, bfqd, 303);
 	struct bfq_queue *d = bfq_test_queue(test, bfqd, 304);
 	struct bfq_io_cq *ba, *bb;
+	struct bfq_queue *cand;
 	enum bfq_split_why why;
 	u64 now = ktime_get_ns();
 
@@ -256,11 +283,11 @@ static void bfq_merge_split_restores(struct kunit *test)
 
 	a->think_ns = 5 * NSEC_PER_MSEC;
 	a->seek_history = 0x3;
-	bfq_wr_restore(bfqd, a, &raised, now);
+	BFQ_MT_DO(bfqd, bfq_wr_restore(bfqd, a, &raised, now));
 	KUNIT_ASSERT_EQ(test, a->wr.coeff, 30U);
 	b->seek_history = 0xff;
 
-	bfq_merge_queues(bfqd, a, b, BFQ_MERGE_CLOSE);
+	BFQ_MT_DO(bfqd, bfq_merge_queues(bfqd, a, b, BFQ_MERGE_CLOSE));
 	/* b took the stronger raising; its history starts afresh. */
 	KUNIT_EXPECT_EQ(test, b->wr.coeff, 30U);
 	KUNIT_EXPECT_EQ(test, b->seek_history, 0U);
@@ -270,16 +297,18 @@ static void bfq_merge_split_restores(struct kunit *test)
 
 	/* Seeky: marked at the next arrival, each member then leaves. */
 	b->seek_history = ~0U;
-	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, b, 0, 8, jiffies));
+	cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, b, 0, 8, jiffies));
+	KUNIT_EXPECT_NULL(test, cand);
 	KUNIT_EXPECT_TRUE(test, b->merge.split_pending);
 	KUNIT_EXPECT_TRUE(test, bfq_merge_must_split(b, BFQ_CLASS_BE, 4, &why));
 	KUNIT_EXPECT_EQ(test, why, BFQ_SPLIT_SEEKY);
 
-	bfq_merge_leave(bfqd, ba);
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, ba));
 	ba->sync_bfqq = c;
 	b->ref--;
 	c->ref++;
-	bfq_merge_join(bfqd, ba, c, true, now + NSEC_PER_MSEC);
+	BFQ_MT_DO(bfqd, bfq_merge_join(bfqd, ba, c, true,
+				       now + NSEC_PER_MSEC));
 	KUNIT_EXPECT_EQ(test, c->think_ns, 5 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, c->seek_history, 0x3U);
 	KUNIT_EXPECT_EQ(test, c->wr.coeff, 30U);
@@ -291,21 +320,22 @@ static void bfq_merge_split_restores(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bb->saved.valid);
 
 	/* Merge again, split after the raising lapsed: not raised. */
-	bfq_merge_queues(bfqd, c, b, BFQ_MERGE_CLOSE);
+	BFQ_MT_DO(bfqd, bfq_merge_queues(bfqd, c, b, BFQ_MERGE_CLOSE));
 	KUNIT_EXPECT_TRUE(test, ba->saved.valid);
 	b->merge.split_pending = true;
-	bfq_merge_leave(bfqd, ba);
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, ba));
 	ba->sync_bfqq = d;
 	b->ref--;
 	d->ref++;
-	bfq_merge_join(bfqd, ba, d, true, now + 2 * NSEC_PER_SEC);
+	BFQ_MT_DO(bfqd, bfq_merge_join(bfqd, ba, d, true,
+				       now + 2 * NSEC_PER_SEC));
 	KUNIT_EXPECT_EQ(test, d->wr.coeff, 1U);
 	KUNIT_EXPECT_EQ(test, d->think_ns, 5 * NSEC_PER_MSEC);
 
-	bfq_wr_queue_exit(bfqd, a);
-	bfq_wr_queue_exit(bfqd, b);
-	bfq_wr_queue_exit(bfqd, c);
-	bfq_wr_queue_exit(bfqd, d);
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, a));
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, b));
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, c));
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, d));
 	KUNIT_EXPECT_EQ(test, bfqd->wr.nr_raised, 0U);
 }
 
@@ -313,9 +343,9 @@ static void bfq_merge_split_restores(struct kunit *test)
 static void bfq_mt_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 			struct bfq_queue *bfqq)
 {
-	bfq_get_queue(bfqq);
+	BFQ_MT_DO(bfqd, bfq_get_queue(bfqq));
 	bic->sync_bfqq = bfqq;
-	bfq_merge_join(bfqd, bic, bfqq, false, 0);
+	BFQ_MT_DO(bfqd, bfq_merge_join(bfqd, bic, bfqq, false, 0));
 }
 
 /* Queues born together form a stable pair, judged after the delay. */
@@ -326,6 +356,7 @@ static void bfq_merge_stable_pair(struct kunit *test)
 	struct bfq_queue *b = bfq_test_queue(test, bfqd, 402);
 	struct bfq_queue *c = bfq_test_queue(test, bfqd, 403);
 	struct bfq_io_cq *ba, *bb, *bc;
+	struct bfq_queue *cand;
 	unsigned long t0 = jiffies;
 
 	a->ref = 10;
@@ -343,13 +374,17 @@ static void bfq_merge_stable_pair(struct kunit *test)
 	/* 2 MiB apart, never close: not merged before the delay... */
 	a->merge.born = t0;
 	b->merge.born = t0;
-	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, a, 0, 8, t0));
-	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, b, 4096, 8, t0));
+	cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, a, 0, 8, t0));
+	KUNIT_EXPECT_NULL(test, cand);
+	cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, b, 4096, 8, t0));
+	KUNIT_EXPECT_NULL(test, cand);
 	/* ...and proposed after it, both still reading one region. */
 	t0 += msecs_to_jiffies(BFQ_STABLE_DELAY_MS);
-	KUNIT_EXPECT_NULL(test, bfq_merge_observe(bfqd, a, 8, 8, t0));
-	KUNIT_EXPECT_PTR_EQ(test, bfq_merge_observe(bfqd, b, 4104, 8, t0), a);
-	bfq_merge_queues(bfqd, b, a, BFQ_MERGE_STABLE);
+	cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, a, 8, 8, t0));
+	KUNIT_EXPECT_NULL(test, cand);
+	cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, b, 4104, 8, t0));
+	KUNIT_EXPECT_PTR_EQ(test, cand, a);
+	BFQ_MT_DO(bfqd, bfq_merge_queues(bfqd, b, a, BFQ_MERGE_STABLE));
 	KUNIT_EXPECT_NULL(test, b->merge.stable);
 	KUNIT_EXPECT_EQ(test, a->ref, 12);	/* two processes */
 	KUNIT_EXPECT_EQ(test, b->ref, 10);
@@ -359,9 +394,9 @@ static void bfq_merge_stable_pair(struct kunit *test)
 	bfq_mt_join(bfqd, bc, c);
 	KUNIT_EXPECT_NULL(test, c->merge.stable);
 	KUNIT_EXPECT_PTR_EQ(test, bfqd->merge.stable_head, c);
-	bfq_merge_leave(bfqd, bc);
-	bfq_merge_leave(bfqd, ba);
-	bfq_merge_leave(bfqd, bb);
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, bc));
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, ba));
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, bb));
 	KUNIT_EXPECT_EQ(test, a->merge.nr_members, 0U);
 	KUNIT_EXPECT_EQ(test, c->merge.nr_members, 0U);
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
