@@ -5,6 +5,7 @@
 #
 # Prints and writes to build/KVER/results/vmtest.txt one line per test,
 #   PASS: vm/KVER/TEST   or   FAIL: vm/KVER/TEST
+#   or   SKIP: vm/KVER/TEST (reason)   (counts neither)
 # plus vm/KVER/dmesg-clean (no WARNING/BUG/Oops/... in the guest log); keeps
 # the guest log in build/KVER/vm-logs/; exits 1 when any line is a FAIL.
 #
@@ -18,8 +19,14 @@
 #   VMTEST_DEBUG=1       boot the debug kernel (make debug-kernel) with our
 #                        bfq built in; results are named vm/KVER-debug/TEST,
 #                        and any checker report fails dmesg-clean
-#   VMTEST_SKIP="T ..."  leave these tests out of the default list (check.sh
-#                        runs each long low-latency test on one kernel)
+#   VMTEST_SKIP="T ..."  leave these tests out of the default list
+#   VMTEST_QUICK=0|1     the guest's VM_QUICK (default 1): the share and
+#                        latency tests in their quick form, fewer rounds and
+#                        loose bounds (make check); 0 runs them in full with
+#                        the bounds of the benchmark tier (make bench)
+#   VMTEST_TIER=bench    the default list also takes the tests marked
+#                        "# vmtest-tier: bench" (long matrices that only
+#                        make bench runs, or a test named on the command line)
 #
 # A crash that is QEMU's, not the test's (vm_emu_fault in scripts/vm/
 # common.sh: a stale int3 of multi-threaded TCG) reruns the test it
@@ -69,6 +76,10 @@ else
 		n=$(basename "$f" .sh)
 		case "$n" in lib|demo*) continue ;; esac
 		case " ${VMTEST_SKIP:-} " in *" $n "*) continue ;; esac
+		if [ "${VMTEST_TIER:-check}" != bench ] &&
+		   grep -q '^# vmtest-tier: *bench' "$tdir/$n.sh"; then
+			continue
+		fi
 		tests+=("$n")
 	done
 fi
@@ -88,8 +99,7 @@ base=$(vm_base_initramfs "$KVER")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The low-latency tests' static tool and helpers (tests/lowlat/).
-gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
-	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
+build_static "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c"
 vm_overlay "$KVER" "$work/overlay.cpio" "$ko" "$tdir"/*.sh \
 	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
@@ -119,7 +129,7 @@ boot_once() {
 	fi
 	set +e
 	vm_boot "$KVER" "$work/initrd.cpio" "$blog" "$host_tmo" \
-		"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl"
+		"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl vmquick=${VMTEST_QUICK:-1}"
 	qrc=$?
 	set -e
 	[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
@@ -128,9 +138,14 @@ boot_once() {
 
 : > "$results"
 fails=0
+skips=0
 emit() {
 	echo "$1: vm/$name/$2" | tee -a "$results"
-	[ "$1" = PASS ] || fails=$((fails + 1))
+	case "$1" in
+	PASS) ;;
+	SKIP) skips=$((skips + 1)) ;;
+	*) fails=$((fails + 1)) ;;
+	esac
 }
 # crash_excerpt LOG: the first kernel report of a crashed boot, or its tail.
 crash_excerpt() {
@@ -180,9 +195,11 @@ while [ ${#todo[@]} -gt 0 ]; do
 	for t in "${todo[@]}"; do
 		# Anywhere in a line: a kernel message may have been printed
 		# just before it on the same console line.
-		r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\) .*/\1/p" | head -1)
+		r=$(echo "$clean" | sed -n "s/.*VMTEST-RESULT $t \(PASS\|FAIL\|SKIP\) .*/\1/p" | head -1)
 		case "$r" in
 		PASS) emit PASS "$t" ;;
+		SKIP) why=$(echo "$clean" | sed -n "s/^\[$t\] skip: //p" | head -1)
+		      emit SKIP "$t (${why:-no reason given})" ;;
 		FAIL) emit FAIL "$t"
 		      echo "$clean" | grep -F "[$t] " | grep -E 'not ok|killed after' |
 			      head -10 | sed 's/^/   /' ;;
@@ -225,7 +242,7 @@ fi
 [ -f "$logf.emu" ] && cat "$logf.emu" >> "$logf" && rm -f "$logf.emu"
 [ $boots -gt 1 ] && echo "   $boots boots: the guest crashed or hung $((boots - 1)) time(s), $emu_faults of them emulator faults"
 total=$(wc -l < "$results")
-echo "vmtest: $((total - fails)) passed, $fails failed"
+echo "vmtest: $((total - fails - skips)) passed, $fails failed, $skips skipped"
 log "vm/$name: $((end - start)) s wall, $fails failure(s); guest log: $logf"
 if [ $fails -gt 0 ]; then
 	echo "guest log: $logf" >&2

@@ -6,7 +6,7 @@
 # The device: null_blk, irqmode=2 (timer completion) with LL_CNSEC ns per
 # request (default 200000: the slow end of the issue's 50-200 us, so that a
 # request costs the device more than it costs TCG's guest CPU to issue and
-# complete it; see tests/vm/README.md for the measurement), memory backed,
+# complete it; see docs/results/ for the measurement), memory backed,
 # LL_SIZE MiB, one submission queue; ext4 made in the guest and mounted on
 # /mnt/NAME.
 #   ll_dev NAME DEPTH        make it, mkfs, mount, lay the files out; sets
@@ -78,7 +78,7 @@ LL_APP_CPUS=${LL_APP_CPUS:-}
 # one boot) the start-ups of both bfqs under 10r-seq came within 0.97-1.24x
 # idle, under 10r-rand 1.1-1.5x, and under 5r5w-seq stayed at 1.7-2.4x,
 # its writeback running in kworkers that no nice reaches
-# (tests/vm/README.md).
+# (docs/results/).
 LL_BG_NICE=${LL_BG_NICE:-}
 LL_DEV= LL_MNT=
 # Results of an earlier script in the same boot are not this one's.

@@ -57,7 +57,7 @@ echo "IDLE vs BE over ${SECS}s: BE ${be} KiB, IDLE ${idle} KiB, IDLE turns (bfq_
 check "BE reader completed I/O (${be} KiB)" [ "${be:-0}" -gt 0 ]
 check "IDLE reader not starved (${idle} KiB > 0)" [ "${idle:-0}" -gt 0 ]
 # Ideal: ~SECS*1000/250 = 40 turns. Tolerance: 1 turn per second (TCG
-# jitter stretches timers and the BE turns; see tests/vm/README.md).
+# jitter stretches timers and the BE turns; see docs/results/).
 check "IDLE queue got >= $SECS turns in ${SECS}s (${turns})" [ "${turns:-0}" -ge "$SECS" ]
 # Ideal gap ~200-300 ms; 2.5 s is 10x that, still far from starvation.
 check "IDLE never waited > 2500 ms between completions (${maxgap} ms)" \

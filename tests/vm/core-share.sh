@@ -7,10 +7,12 @@
 # Only the direction and a loose lower bound are asserted, on the median of
 # three rounds: TCG jitter (a loaded host) shortens the readers' think
 # time unevenly and bfq's idling windows then expire. Measured medians on a
-# quiet host and the bounds' margin are in tests/vm/README.md.
+# quiet host and the bounds' margin are in docs/results/.
 . /tests/lib.sh
 trap 'rm_nullb share0 >/dev/null 2>&1' EXIT
+# Quick form (VM_QUICK=1, make check): 3 s runs, the same bounds.
 SECS=${SHARE_SECS:-5}
+[ "${VM_QUICK:-0}" = 1 ] && SECS=${SHARE_SECS:-3}
 ROUNDS=${SHARE_ROUNDS:-3}
 
 load_bfq || die "insmod of the $VM_IMPL bfq.ko failed"

@@ -16,6 +16,10 @@
 #   set_sched DEV SCHED / cur_sched DEV
 #   ok MSG / fail MSG        report a check; the script exits 1 at the end
 #                            (finish) when any check failed
+#   skip REASON              end the test as skipped (exit 77), with why
+#   VM_QUICK                 1 under make check / make vmtest: the quick
+#                            form of a share or latency test (fewer rounds,
+#                            loose bounds); 0 under make bench
 
 OURS_KO=/lib/modules/ours/bfq.ko
 STOCK_KO=/lib/modules/stock/bfq.ko
@@ -33,6 +37,9 @@ finish() {
 	echo "$FAILS check(s) failed"; exit 1
 }
 die() { echo "not ok: $*"; exit 1; }
+# skip REASON: the test cannot run here (not a pass): the host prints
+# SKIP: vm/KVER/TEST (REASON).
+skip() { echo "skip: $*"; exit 77; }
 
 bfq_loaded() { grep -q '^bfq ' /proc/modules; }
 

@@ -3,7 +3,7 @@
 # and 1: start-up <= 1.3x idle, soft real-time <= 1% late frames, bursts
 # <= 5% slower with low_latency=1; at rotational 1, the read backgrounds'
 # throughput >= 0.95x the best of none and mq-deadline. The body is
-# tests/lowlat/ll-fs.sh; measured values and bounds in tests/vm/README.md.
+# tests/lowlat/ll-fs.sh; measured values in docs/results/.
 # Asserted: none of the bounds yet; each is measured and reported as
 # "bound met" or "bound not met yet" (LL_ASSERTED in ll-fs.sh). Since rule 8
 # (the scheduler tags) start-up and soft real-time meet their bounds in every

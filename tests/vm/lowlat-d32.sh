@@ -3,11 +3,12 @@
 # and 1: start-up <= 1.3x idle, soft real-time <= 1% late frames, bursts
 # <= 5% slower with low_latency=1; at rotational 0, the read backgrounds'
 # throughput >= 0.95x the best of none and mq-deadline. The body is
-# tests/lowlat/ll-fs.sh; measured values and bounds in tests/vm/README.md.
+# tests/lowlat/ll-fs.sh; measured values in docs/results/.
 # Asserted: the bursts bound at rotational 0; the others (bursts at
 # rotational 1 too) are measured and reported as "bound met" or "bound not
 # met yet" until ours meets them (LL_ASSERTED in ll-fs.sh).
 # vmtest-timeout: 900
+# vmtest-tier: bench
 LL_DEPTH=32
 LL_TPUT_ROT=0
 . /tests/ll-fs.sh

@@ -18,9 +18,14 @@
 # requests the device saw (KiB/rq, from its stat) is in the table: the
 # merged queue's gain is its larger requests (rules G and L of
 # bfq-merge.c).
+#
+# Quick form (VM_QUICK=1, make check): rotational 0 only, one round, ours
+# against ours with merging prevented: it merges, the gain is >= 1.5x
+# (single runs measure 2.2-2.7x), the random readers lose <= 25%. The full
+# form above is make bench's.
 # vmtest-timeout: 600
 . /tests/lib.sh
-# Single runs measured (tests/vm/README.md) ours 3003-3797 KiB/s and
+# Single runs measured (docs/results/) ours 3003-3797 KiB/s and
 # coop_merge=0 1345-1533: 2.2-2.7x, so medians of 3.
 ROUNDS=${MERGE_ROUNDS:-3}
 SECS=${MERGE_SECS:-4}
@@ -28,12 +33,18 @@ CNSEC=${MERGE_CNSEC:-2000000}
 # The bounds: 2x with merging, at least stock's.
 MIN_GAIN=${MERGE_MIN_GAIN:-2}
 STOCK_FLOOR=${MERGE_STOCK_FLOOR:-1}
+ROTS="0 1"
 # Random readers on a device serving one request at a time run at its
 # pace whatever the scheduler, but single 4 s runs of them spread by about
 # +-6% (none: 1381-1552 KiB/s over 6 runs; ours / coop_merge=0 measured
 # 0.95-1.03): a loss beyond 15% would be ours, not noise.
 CTRL_FLOOR=${MERGE_CTRL_FLOOR:-0.85}
 SCHEDS="ours nomerge stock mq-deadline none"
+if [ "${VM_QUICK:-0}" = 1 ]; then
+	ROUNDS=${MERGE_ROUNDS:-1} MIN_GAIN=${MERGE_MIN_GAIN:-1.5}
+	CTRL_FLOOR=${MERGE_CTRL_FLOOR:-0.75}
+	SCHEDS="ours nomerge" ROTS=0
+fi
 PARAM=/sys/module/bfq/parameters/coop_merge
 
 dev=$(mk_nullb mg0 size=1024 memory_backed=0 irqmode=2 \
@@ -86,7 +97,7 @@ run() {
 	cut -d';' -f7 /tmp/mg.t
 }
 
-for rot in 0 1; do
+for rot in $ROTS; do
 	echo $rot > /sys/block/$dev/queue/rotational
 	rm -f /tmp/mg-*
 	for r in $(seq $ROUNDS); do
@@ -121,13 +132,15 @@ for rot in 0 1; do
 	done
 	ours=$(median < /tmp/mg-ours-interleaved)
 	nom=$(median < /tmp/mg-nomerge-interleaved)
-	stock=$(median < /tmp/mg-stock-interleaved)
+	stock=
+	[ -f /tmp/mg-stock-interleaved ] && stock=$(median < /tmp/mg-stock-interleaved)
 	check "rot $rot: ours merged the interleaved readers" \
 		[ "$(median < /tmp/mg-ours-interleaved-merges)" -gt 0 ]
 	check "rot $rot: no merge with coop_merge=0" \
 		[ "$(cat /tmp/mg-nomerge-interleaved-merges /tmp/mg-nomerge-random-merges | sort -n | tail -1)" = 0 ]
 	bound "rot $rot: ours $ours >= $MIN_GAIN x ours without merging $nom" \
 		awk -v a=$ours -v b=$nom -v k=$MIN_GAIN 'BEGIN { exit !(a >= k * b) }'
+	[ -z "$stock" ] ||
 	bound "rot $rot: ours $ours >= $STOCK_FLOOR x stock $stock" \
 		awk -v a=$ours -v b=$stock -v k=$STOCK_FLOOR 'BEGIN { exit !(a >= k * b) }'
 	check "rot $rot: random readers never merged" \

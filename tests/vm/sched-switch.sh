@@ -1,5 +1,6 @@
 # Switch schedulers back and forth (bfq, mq-deadline, none, kyber) while a
-# verifying fio runs: no I/O may be lost or corrupted.
+# verifying fio runs: no I/O may be lost or corrupted. Quick form
+# (VM_QUICK=1, make check): fio's region once instead of three times.
 . /tests/lib.sh
 trap 'rm_nullb nullb0 >/dev/null 2>&1' EXIT
 
@@ -10,12 +11,14 @@ set_sched "$dev" bfq || die "cannot select bfq on $dev"
 S=/sys/block/$dev/queue/scheduler
 echo "schedulers: $(cat $S)"
 
+loops=3
+[ "${VM_QUICK:-0}" = 1 ] && loops=1
 scheds="bfq mq-deadline bfq none"
 grep -qw kyber $S && scheds="$scheds bfq kyber"
 
 fio --name=switch --filename=/dev/$dev --direct=1 --ioengine=libaio \
     --rw=randrw --bs=4k --iodepth=16 --numjobs=2 --size=32M \
-    --offset_increment=32M --loops=3 \
+    --offset_increment=32M --loops=$loops \
     --verify=crc32c --verify_backlog=256 --verify_fatal=1 --do_verify=1 \
     --group_reporting --output=/tmp/fio.out &
 pid=$!
