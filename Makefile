@@ -10,8 +10,11 @@
 #                            installed, else for Debian's 6.1
 #   make KVER=6.1|6.12       build/<KVER>/bfq.ko against the cached Debian kernel
 #   make KDIR=<kernel tree>  build/custom/bfq.ko against any prepared tree
-#   make check               every build, check, KUnit and VM test (CI)
-#   make kunit|vmtest|checkpatch|intree|install|uninstall|demo|lab  see README.md
+#   make check               the test tier: every build, check, KUnit and
+#                            functional VM test, the debug kernel (CI)
+#   make bench KVER=6.1      the benchmark tier: every bounded performance
+#                            matrix, a dated record in docs/results/
+#   make help                every target and variable
 
 ifneq ($(KERNELRELEASE),)
 
@@ -68,10 +71,48 @@ OUT := $(TOP)/build/$(KVER)
 # Kbuild flags a user passes through (make KVER=6.1 W=1 C=2).
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all modules fetch clean kunit vmtest check checkpatch intree \
-	install uninstall demo debug-kernel vmtest-debug stress lab
+.PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
+	checkpatch intree install uninstall demo debug-kernel vmtest-debug \
+	stress lab
 
 all: modules
+
+help:
+	@echo 'Targets (KVER=6.1 or 6.12 where it applies; default: the running'
+	@echo 'kernel when its headers are installed, else 6.1):'
+	@echo '  make [KVER=..]           build/KVER/bfq.ko against the cached Debian kernel'
+	@echo '  make KDIR=<tree>         build/custom/bfq.ko against any prepared kernel tree'
+	@echo '  make check               the test tier (CI): builds, checkpatch, KUnit, VM'
+	@echo '                           tests, debug kernel and a short stress; ends with'
+	@echo '                           "N passed, N failed"'
+	@echo '  make bench KVER=..       the benchmark tier: bounded performance matrices in'
+	@echo '                           full, a record in docs/results/'
+	@echo '  make demo                build, boot in a VM, show two readers sharing a disk'
+	@echo '  make kunit KVER=..       our KUnit suites (kunit.py, a small x86_64 kernel)'
+	@echo '  make kunit-debug KVER=.. our KUnit suites in the debug kernel (KASAN, lockdep)'
+	@echo '  make vmtest KVER=..      the functional VM tests (TESTS= to pick some)'
+	@echo '  make checkpatch          checkpatch.pl --strict on our sources'
+	@echo '  make intree KVER=..      our files in a kernel tree'"'"'s block/, built there'
+	@echo '  make debug-kernel KVER=.. the kernel with our bfq built in and the checkers on'
+	@echo '  make vmtest-debug KVER=.. the VM tests that apply, on that kernel'
+	@echo '  make stress KVER=..      the stress matrix on the debug kernel (DURATION=)'
+	@echo '  make lab KVER=..         BFQ'"'"'s published experiments on a disk model'
+	@echo '  make install | uninstall into /lib/modules/<release>/updates/ and depmod'
+	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
+	@echo '  make clean               remove build/'
+	@echo 'Variables:'
+	@echo '  KVER=6.1|6.12   the Debian kernel series'
+	@echo '  KDIR=<tree>     a prepared kernel tree or headers (KVER becomes "custom")'
+	@echo '  W=1 C=2         kbuild'"'"'s extra warnings and sparse'
+	@echo '  TESTS="a b"     vmtest: only these tests/vm/ tests'
+	@echo '  VMTEST_QUICK=0  vmtest: the full form of the share and latency tests'
+	@echo '  QUICK=1         lab: the calibration and one case of each kind only'
+	@echo '  EXPS="a b"      lab: only these experiments'
+	@echo '  DURATION=N      stress: seconds of stress on the debug kernel (300)'
+	@echo '  BENCH_VM="a b"  bench: the VM tests to run in full'
+	@echo '  BENCH_RUNS="a b" bench: the scripts/bench runs (tput bursts cgshare)'
+	@echo '  BFQ_CACHE=dir   downloaded and built kernels (/var/cache/bfq-lab)'
+	@echo 'More: README.md, tests/README.md, docs/developing.md.'
 
 SERIES ?= $(KVER)
 
@@ -92,6 +133,11 @@ clean:
 kunit:
 	$(TOP)/scripts/kunit.sh $(KVER)
 
+kunit-debug:
+	$(TOP)/scripts/kunit-debug.sh $(KVER)
+
+# The check tier's VM tests (share and latency tests in their quick form;
+# VMTEST_QUICK=0 for the full one), or those named in TESTS.
 vmtest: modules
 	$(TOP)/scripts/vmtest.sh $(KVER) $(TESTS)
 
@@ -139,5 +185,8 @@ lab: modules
 
 check:
 	$(TOP)/scripts/check.sh
+
+bench:
+	$(TOP)/scripts/bench.sh $(KVER)
 
 endif

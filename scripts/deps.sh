@@ -15,5 +15,5 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 log "installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-as_root apt-get update -qq || as_root apt-get update
-as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+as_root_apt update -qq || as_root_apt update
+as_root_apt install -y -qq --no-install-recommends "${missing[@]}"

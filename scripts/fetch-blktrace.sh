@@ -36,14 +36,14 @@ SRC
 apt_opts=(-o "Dir::Etc::sourcelist=$adir/trixie-src.sources"
 	  -o Dir::Etc::sourceparts=/dev/null
 	  -o "Dir::State::Lists=$adir/lists")
-apt-get "${apt_opts[@]}" update -qq
+apt_get "${apt_opts[@]}" update -qq
 
 # Only the upstream tarball is needed: Debian's packaging changes nothing
 # in the two tools we build.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"	# apt-helper downloads as _apt
-line=$(cd "$work" && apt-get "${apt_opts[@]}" --print-uris source blktrace |
+line=$(cd "$work" && apt_get "${apt_opts[@]}" --print-uris source blktrace |
        grep -E "^'[^']*/blktrace_[0-9.]+\.orig\.tar\.[a-z0-9]+' ") ||
 	die "trixie's Sources index lists no blktrace orig tarball"
 read -r uri file _size hash <<< "$line"

@@ -33,7 +33,7 @@ SRC
 		  -o Dir::Etc::sourceparts=/dev/null
 		  -o "Dir::State::Lists=$adir/lists"
 		  -o "Dir::Cache::archives=$adir/archives")
-	apt-get "${apt_opts[@]}" update -qq
+	apt_get "${apt_opts[@]}" update -qq
 fi
 
 # The newest ABI of the series, e.g. 6.1.0-56-amd64 or 6.12.48+deb12-amd64.
@@ -53,7 +53,7 @@ kbuild=$(apt-cache "${apt_opts[@]}" depends "linux-headers-$abi" |
 	 awk '/Depends: linux-kbuild/ {print $2}' | head -1)
 pkgs+=("$kbuild")
 log "fetching ${pkgs[*]}"
-(cd "$dir/debs" && apt-get "${apt_opts[@]}" download "${pkgs[@]}")
+(cd "$dir/debs" && apt_get "${apt_opts[@]}" download "${pkgs[@]}")
 
 rm -rf "$dir/root" "$dir/linux"
 mkdir -p "$dir/root"

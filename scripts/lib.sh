@@ -19,3 +19,38 @@ kver_dir() {
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+# as_root_apt ARGS...: apt_get (below) as root.
+as_root_apt() {
+	if [ "$(id -u)" = 0 ]; then apt_get "$@"
+	else sudo bash -c ". '$BFQ_TOP/scripts/lib.sh' && apt_get \"\$@\"" apt_get "$@"; fi
+}
+
+# apt_get ARGS...: apt-get that waits for another apt or dpkg (unattended
+# upgrades, a second checkout's scripts) instead of failing on its lock:
+# apt's own wait for the dpkg frontend lock, and for the other locks (the
+# package lists', the archives') a retry every 10 s, up to 10 minutes in all.
+apt_get() {
+	local t0=$SECONDS errf rc
+	errf=$(mktemp)
+	while :; do
+		apt-get -o DPkg::Lock::Timeout=600 "$@" 2> "$errf" && rc=0 || rc=$?
+		cat "$errf" >&2
+		if [ $rc != 0 ] && grep -qE 'Could not get lock|Unable to (acquire|lock)' "$errf" &&
+		   [ $((SECONDS - t0)) -lt 600 ]; then
+			echo "== apt is busy (another apt or dpkg runs): waiting" >&2
+			sleep 10
+			continue
+		fi
+		rm -f "$errf"
+		return $rc
+	done
+}
+
+# build_static OUT SRC [ARGS...]: a static test tool for the guests (their
+# initramfs has no C library); ARGS (more flags, libraries) go after SRC.
+build_static() {
+	local out=$1 src=$2
+	shift 2
+	gcc -static -O2 -Wall -o "$out" "$src" "$@" ||
+		die "cannot build ${src#"$BFQ_TOP"/} (gcc -static: libc6-dev)"
+}

@@ -94,8 +94,7 @@ trap 'rm -rf "$work"' EXIT
 if [ -z "${STRESS_REPARSE:-}" ]; then
 	base=$(vm_base_initramfs "$KVER")
 	for t in cloneio mergeio; do
-		gcc -static -O2 -Wall -o "$work/$t" "$sdir/$t.c" ||
-			die "cannot build tests/stress/$t.c (gcc -static: libc6-dev)"
+		build_static "$work/$t" "$sdir/$t.c"
 	done
 	kocopy=
 	if [[ " $boots " == *" debian "* ]]; then

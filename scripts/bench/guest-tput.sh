@@ -20,7 +20,7 @@
 # runs both vCPUs there: one round of the defaults took 467 s of wall time
 # (6.12). Under plain TCG the guest's CPU is ~30x slower against
 # null_blk's timers, and every scheduler is CPU-bound at depth 32
-# (tests/vm/README.md).
+# (docs/results/).
 . /tests/lib.sh
 . /tests/guest-lib.sh
 . /tests/ll-lib.sh

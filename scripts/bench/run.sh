@@ -70,8 +70,7 @@ if [ -n "${BENCH_BASE_KO:-}" ]; then
 	base_ko=("$work/base-bfq.ko")
 fi
 ours="$(git -C "$BFQ_TOP" log -1 --format='%h %s' 2>/dev/null) (bfq.ko $(stat -c %y "$ko" | cut -d. -f1))"
-gcc -static -O2 -Wall -o "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c" ||
-	die "cannot build tests/lowlat/lowlat.c (gcc -static: libc6-dev)"
+build_static "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c"
 vm_overlay "$KVER" "$work/overlay.cpio" "$work/bfq.ko" \
 	"$BFQ_TOP/tests/vm/lib.sh" "$BFQ_TOP/tests/vm/cgroup-share.sh" \
 	"$bdir"/guest-*.sh \

@@ -1,0 +1,194 @@
+#!/bin/bash
+# bench.sh KVER (make bench KVER=6.1|6.12): the benchmark tier. Every
+# performance matrix with a bound, in full, on Debian's kernel KVER:
+#   vm/KVER-bench/...  the VM tests' full form (VMTEST_QUICK=0): BENCH_VM,
+#                      default lowlat-d1 lowlat-d32 merge-coop core-share
+#                      cgroup-share lowlat-share
+#   lab/KVER/...       the lab's quick run on the disk model (make lab
+#                      QUICK=1: calibration, one share and one start-up
+#                      case with their guards); BENCH_LAB=0 leaves it out
+#   bench/KVER/NAME    scripts/bench/run.sh KVER NAME for each NAME of
+#                      BENCH_RUNS (default "tput bursts cgshare"; latency,
+#                      the whole start-up/soft real-time/throughput table of
+#                      every scheduler, takes about an hour a round): PASS
+#                      when every bound its table marks holds
+# Run by hand before a performance issue is resolved, on a quiet host: the
+# bounds are timing ratios under TCG. Not part of make check.
+#
+# Writes docs/results/YYYY-MM-DD-bench-KVER.md (-2, -3... when that exists):
+# date, commit, kernel, host and its load, the command, each step's verdict
+# and time, every check and bound line the tests printed (medians and the
+# runs they come from), each bench table. Prints PASS:/FAIL: lines and ends
+# with "N passed, N failed"; exits 1 when a bound the tests assert missed.
+#
+# Environment: BENCH_VM, BENCH_RUNS (above); BENCH_ROUNDS and the other
+# variables of scripts/bench/run.sh pass through; BENCH_OUT (the results
+# file instead of the dated one).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$BFQ_TOP"
+
+KVER=${1:?usage: bench.sh 6.1|6.12}
+kver_dir "$KVER" > /dev/null
+VMS=${BENCH_VM-lowlat-d1 lowlat-d32 merge-coop core-share cgroup-share lowlat-share}
+RUNS=${BENCH_RUNS-tput bursts cgshare}
+day=$(date +%F)
+outf=${BENCH_OUT:-}
+if [ -z "$outf" ]; then
+	outf=docs/results/$day-bench-$KVER.md
+	n=2
+	while [ -e "$outf" ]; do
+		outf=docs/results/$day-bench-$KVER-$n.md
+		n=$((n + 1))
+	done
+fi
+mkdir -p "$(dirname "$outf")" build/bench
+logdir=build/bench/$KVER-$day
+mkdir -p "$logdir"
+all=$logdir/results.txt
+: > "$all"
+body=$logdir/body.md
+: > "$body"
+steps=$logdir/steps.md
+: > "$steps"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$SECONDS
+
+# verdict NAME RC RESULTS: the step's PASS/FAIL lines, into the summary.
+verdict() {
+	local name=$1 rc=$2 res=$3 lines
+	lines=$(grep -E '^(PASS|FAIL|SKIP): ' "$res" 2>/dev/null || true)
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' <<< "$lines"; then
+		lines+=${lines:+$'\n'}"FAIL: $name (exit status $rc)"
+	elif ! grep -qE '^(PASS|FAIL): ' <<< "$lines"; then
+		lines+=${lines:+$'\n'}"FAIL: $name (no results)"
+	fi
+	echo "$lines" | tee -a "$all"
+}
+
+echo "== bench/$KVER: module build"
+if ! make --no-print-directory KVER="$KVER" > "$logdir/build.log" 2>&1; then
+	tail -n 20 "$logdir/build.log"
+	echo "FAIL: bench/$KVER/build" | tee -a "$all"
+fi
+
+if [ -n "$VMS" ] && ! grep -q '^FAIL:' "$all"; then
+	echo "== vm/$KVER: $VMS (full form)"
+	s=$SECONDS
+	# shellcheck disable=SC2086 # a list of test names
+	VMTEST_QUICK=0 VMTEST_TIER=bench scripts/vmtest.sh "$KVER" $VMS \
+		> "$logdir/vm.log" 2>&1 && rc=0 || rc=$?
+	took=$((SECONDS - s))
+	sed 's|: vm/|: vm-bench/|' "build/$KVER/results/vmtest.txt" > "$logdir/vm.txt"
+	verdict "vm-bench/$KVER" $rc "$logdir/vm.txt" > "$logdir/vm.verdict"
+	cat "$logdir/vm.verdict"
+	echo "| VM tests, full form: $VMS | $took s | $(grep -c '^PASS' "$logdir/vm.verdict") passed, $(grep -c '^FAIL' "$logdir/vm.verdict") failed |" >> "$steps"
+	glog=$(sed -n 's/.*guest log: //p' "$logdir/vm.log" | tail -n 1)
+	[ -n "$glog" ] || glog=$(ls -t "build/$KVER"/vm-logs/*.log 2>/dev/null | head -1)
+	{
+		echo "## VM tests, full form"
+		echo
+		for t in $VMS; do
+			echo "### $t: $(grep -E "^(PASS|FAIL|SKIP): vm-bench/$KVER/$t( |$)" "$logdir/vm.txt" | cut -d: -f1)"
+			echo
+			echo '```'
+			# What the test printed, less fio's and the helpers' chatter.
+			[ -f "$glog" ] && sed -n "s/^\[$t\] //p" "$glog" |
+				grep -vE '^(fio-|Starting |Jobs: |  [a-z]+: \(g=|  *(lat|clat|slat|bw|iops|cpu|IO depths|submit|complete|issued|latency) )' |
+				awk '/ratios:|shares:/ {
+					n = 0; lo = ""; hi = ""
+					for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $(i - 1) != "median" && $(i - 1) != "want") {
+						if (lo == "" || $i + 0 < lo + 0) lo = $i
+						if (hi == "" || $i + 0 > hi + 0) hi = $i
+						n++
+					}
+					if (n > 1) { print $0 " [spread " lo "-" hi "]"; next }
+				} { print }'
+			echo '```'
+			echo
+		done
+	} >> "$body"
+fi
+
+if [ "${BENCH_LAB:-1}" = 1 ] && ! grep -q '^FAIL: bench/.*/build' "$all"; then
+	echo "== lab/$KVER: make lab QUICK=1"
+	s=$SECONDS
+	make --no-print-directory KVER="$KVER" lab QUICK=1 > "$logdir/lab.log" 2>&1 && rc=0 || rc=$?
+	took=$((SECONDS - s))
+	verdict "lab/$KVER" $rc "build/$KVER/results/lab.txt" > "$logdir/lab.verdict"
+	cat "$logdir/lab.verdict"
+	echo "| the lab's quick run (make lab QUICK=1) | $took s | $(grep -c '^PASS' "$logdir/lab.verdict") passed, $(grep -c '^FAIL' "$logdir/lab.verdict") failed |" >> "$steps"
+	{
+		echo "## The lab's quick run on the disk model"
+		echo
+		echo '```'
+		grep -vE '^(== |make)' "$logdir/lab.log" | head -n 80
+		echo '```'
+		echo
+	} >> "$body"
+fi
+
+for n in $RUNS; do
+	grep -q '^FAIL: bench/.*/build' "$all" && break
+	echo "== bench/$KVER/$n: scripts/bench/run.sh $KVER $n"
+	s=$SECONDS
+	scripts/bench/run.sh "$KVER" "$n" > "$logdir/$n.log" 2>&1 && rc=0 || rc=$?
+	took=$((SECONDS - s))
+	txt=build/bench/$n-$KVER.txt
+	res=$logdir/$n.txt
+	if [ $rc != 0 ] || [ ! -s "$txt" ]; then
+		echo "FAIL: bench/$KVER/$n (no table; see $logdir/$n.log)" > "$res"
+	elif grep -qw FAIL "$txt"; then
+		echo "FAIL: bench/$KVER/$n ($(grep -cw FAIL "$txt") bound(s) missed in its table)" > "$res"
+	elif grep -qw PASS "$txt"; then
+		echo "PASS: bench/$KVER/$n ($(grep -cw PASS "$txt") bound(s) held)" > "$res"
+	else
+		echo "PASS: bench/$KVER/$n (a table without bounds)" > "$res"
+	fi
+	verdict "bench/$KVER/$n" 0 "$res" > "$logdir/$n.verdict"
+	cat "$logdir/$n.verdict"
+	echo "| scripts/bench/run.sh $KVER $n | $took s | $(cut -d' ' -f1 "$res" | tr -d :) |" >> "$steps"
+	{
+		echo "## scripts/bench/run.sh $KVER $n: $(cut -d: -f1 "$res")"
+		echo
+		echo '```'
+		if [ -s "$txt" ]; then cat "$txt"; else tail -n 20 "$logdir/$n.log"; fi
+		echo '```'
+		echo
+	} >> "$body"
+done
+
+passed=$(grep -c '^PASS: ' "$all")
+failed=$(grep -c '^FAIL: ' "$all")
+release=$(cat "$(kver_dir "$KVER")/release" 2>/dev/null || echo unknown)
+commit=$(git log -1 --format='%h %s' 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain -- 'bfq-*' Makefile Kconfig tests scripts 2>/dev/null | head -1)
+{
+	echo "# make bench on $KVER, $day"
+	echo
+	echo "- Date: $(date -u '+%F %T') UTC"
+	echo "- Commit: $commit${dirty:+ (with uncommitted changes)}"
+	echo "- Kernel: Debian $release under QEMU/TCG (2 vCPUs)"
+	echo "- Host: $(nproc) cores; load $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+	echo "- Command: \`make bench KVER=$KVER\`${BENCH_VM+ BENCH_VM=\"$BENCH_VM\"}${BENCH_RUNS+ BENCH_RUNS=\"$BENCH_RUNS\"}${BENCH_ROUNDS:+ BENCH_ROUNDS=$BENCH_ROUNDS}"
+	echo "- Wall time: $((SECONDS - t0)) s"
+	echo "- Result: $passed passed, $failed failed"
+	echo
+	echo "Every bound a test asserts is a PASS/FAIL line below; a bound the"
+	echo "test only reports reads \"bound met (reported)\" or \"bound not met"
+	echo "yet (reported)\". Medians come with the runs they are taken from, and"
+	echo "\"[spread lo-hi]\" gives their range."
+	echo
+	echo "| step | time | verdict |"
+	echo "|---|---|---|"
+	cat "$steps"
+	echo
+	echo '```'
+	cat "$all"
+	echo '```'
+	echo
+	cat "$body"
+} > "$outf"
+echo "results: $outf"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
