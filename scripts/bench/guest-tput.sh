@@ -17,8 +17,8 @@
 # Meant for run.sh with VM_ICOUNT=shift=0,sleep=off: the guest's clock then
 # counts instructions (1 ns each), a CPU of 1 GIPS, repeatable runs, and
 # the busy time per request is instructions per request. One host thread
-# runs both vCPUs there: one round of the defaults took 467 s of wall time
-# (6.12). Under plain TCG the guest's CPU is ~30x slower against
+# runs both vCPUs there: one round of the defaults takes about 8 minutes
+# of wall time (6.12). Under plain TCG the guest's CPU is ~30x slower against
 # null_blk's timers, and every scheduler is CPU-bound at depth 32
 # (docs/results/).
 . /tests/lib.sh

@@ -47,8 +47,8 @@ LL_CAP=${LL_CAP:-30}
 LL_BGFILE_MIB=32
 # The burst: 64 processes at once, each reading 4 of these 512 KiB files
 # in turn (128 MiB, about 1 s at depth 1). With one file each (0.3 s),
-# single runs of the same setting spread by +-20% (6.12, depth 1:
-# 225-362 ms), too much for the bound's 5%.
+# single runs of the same setting spread by +-20%, too much for the
+# bound's 5%.
 LL_BURST_FILES=256
 # Largest request, in sectors: a SATA disk's default (max_sectors_kb 1280).
 # null_blk's own default, 255, splits every 128 KiB read in two requests
@@ -58,27 +58,25 @@ LL_MAX_SECTORS=${LL_MAX_SECTORS:-2560}
 # slower than the host's, so the background's fio jobs, which a real
 # machine would barely notice, take both vCPUs, and the measured
 # application (start-up, periodic reader) waits for a CPU as much as for
-# the disk: the warm-cache control measured a start-up with no I/O of its
-# own at 3.8x its idle time under 5r5w-seq (6.12, depth 32). LL_BG_CPUS and
+# the disk: under 5r5w-seq at depth 32 the warm-cache control, a start-up
+# with no I/O of its own, takes about 4x its idle time. LL_BG_CPUS and
 # LL_APP_CPUS (vCPU lists) pin the background and the measured application
 # apart, the same for every scheduler and for the idle runs. Not the
-# default: with them (6.1 and 6.12, 2 vCPUs, ours, 2026-11-23) depth 1 was
-# unchanged (start-up <= 1.22x, no frame late), 6.12 at depth 32 went from
-# 1.57-1.76x to 1.08-1.47x under 5r5w-seq, but 6.1 at depth 32 got worse:
-# 10-23% of the frames late under 10r-seq and 5r5w-seq (0-1.5% unpinned),
-# start-up 1.64x under 10r-seq at rotational 1; why is not known yet (a
-# guess: the kernel work of the pinned processes, kblockd runs and
-# completions, landing on the vCPU the background saturates). The
-# benchmark sets them with BENCH_PIN=1 (scripts/bench/run.sh).
+# default: pinned, depth 1 is unchanged and 6.12's start-ups under
+# 5r5w-seq at depth 32 shorter, but 6.1 at depth 32 gets worse (a tenth
+# to a fifth of the frames late under 10r-seq and 5r5w-seq, against at
+# most 1.5% unpinned); why is not known yet (a guess: the kernel work of
+# the pinned processes, kblockd runs and completions, landing on the vCPU
+# the background saturates). See docs/results/2026-11-23-lowlat-rig.md.
+# The benchmark sets them with BENCH_PIN=1 (scripts/bench/run.sh).
 LL_BG_CPUS=${LL_BG_CPUS:-}
 LL_APP_CPUS=${LL_APP_CPUS:-}
 # LL_BG_NICE (a diagnostic, off by default): the background's fio jobs at
 # this CPU nice, with their I/O priority held at BE 4, nice 0's, so that
-# the I/O they ask for is the same. With 19 (6.12, depth 32, 2026-11-27,
-# one boot) the start-ups of both bfqs under 10r-seq came within 0.97-1.24x
-# idle, under 10r-rand 1.1-1.5x, and under 5r5w-seq stayed at 1.7-2.4x,
-# its writeback running in kworkers that no nice reaches
-# (docs/results/).
+# the I/O they ask for is the same. At nice 19 the start-ups under the
+# read backgrounds come within about 1.5x idle, but under 5r5w-seq they
+# stay around 2x, its writeback running in kworkers that no nice reaches
+# (docs/results/2026-11-27-startup-5r5w-depth32-levers.md).
 LL_BG_NICE=${LL_BG_NICE:-}
 LL_DEV= LL_MNT=
 # Results of an earlier script in the same boot are not this one's.

@@ -14,15 +14,14 @@
 # fio libaio, iodepth 16, 4 KiB sequential reads: its bfq queue always holds
 # requests, so no share depends on bfq's idling windows (which TCG jitter
 # makes expire), and the device, not the guest's CPU, is the bottleneck:
-# it completes 160-230 requests a second, where the guest issued 440-800
+# it completes 160-230 requests a second, where the guest issues 440-800
 # 4 KiB reads a second to a 1 ms device (host loaded, or a CPU hog in the
-# guest). Measured on 6.1 stock, 100:300 in 3 s windows:
-#   - merges on, 1 ms, iodepth 8: ~500 req/s, the guest's CPU the limit; the
-#     ratio held ~3 for 10 s, then fell to 1.1-1.3 (not investigated; the 8
-#     reads merge into one or two requests, so little waits in bfq): not a
-#     test of weights;
-#   - merges off, 4 ms, iodepth 16: 2.8-3.4 with bfq's default budgets,
-#     2.9-3.1 with max_budget 64, a CPU hog running in the guest or not.
+# guest). With merges on, a 1 ms device and iodepth 8 the guest's CPU is
+# the limit and a 100:300 ratio held ~3 for 10 s, then fell to ~1.2 (not
+# investigated; the 8 reads merge into one or two requests, so little
+# waits in bfq): not a test of weights. Merges off, 4 ms and iodepth 16
+# hold ~3, a CPU hog running in the guest or not, closest with max_budget
+# 64 (see docs/results/2026-11-23-groups-share-tests.md).
 # nr_requests 128: at depth 1 the block layer gives the scheduler 2 tags
 # only, and then the tag wait queue, not bfq, decides who is served
 # (measured 1:1.2 instead of 1:3). max_budget 64 sectors (8 requests):

@@ -10,12 +10,13 @@
 # queue length. (trace_clock=global is not: it reads each CPU's TSC, which
 # Debian's 6.1 finds unsynchronized under TCG, and only clamps it to the
 # last value handed out, so an issue on one CPU can tie with or precede
-# the completion it followed on the other: that failed one CI run on 6.1
-# with "max 2", and 28 runs of 8 s, 14 per clock, passed with either.)
-# (/sys/block/DEV/inflight, sampled, is not that: the block layer marks a
-# completed request idle only after the scheduler's finish_request, so a
-# request dispatched on the other CPU right then is briefly seen beside
-# it; one such sample in ~20 runs failed CI on 6.1.)
+# the completion it followed on the other, and the count can read 2 where
+# the device held 1, though rarely.)
+# (/sys/block/DEV/inflight, sampled, is not that either: the block layer
+# marks a completed request idle only after the scheduler's
+# finish_request, so a request dispatched on the other CPU right then is
+# briefly seen beside it.) See
+# docs/results/2026-11-27-core-strict-trace-clock.md.
 #
 # The same multi-job workload with strict_guarantees=0 first shows that
 # the count does exceed 1 when bfq allows it (else the check proves

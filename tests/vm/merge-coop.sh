@@ -25,8 +25,8 @@
 # form above is make bench's.
 # vmtest-timeout: 600
 . /tests/lib.sh
-# Single runs measured (docs/results/) ours 3003-3797 KiB/s and
-# coop_merge=0 1345-1533: 2.2-2.7x, so medians of 3.
+# Single runs' gain spreads by about +-10% (2.2-2.7x), so medians of 3;
+# see docs/results/2026-11-25-merge-coop.md.
 ROUNDS=${MERGE_ROUNDS:-3}
 SECS=${MERGE_SECS:-4}
 CNSEC=${MERGE_CNSEC:-2000000}
@@ -36,8 +36,7 @@ STOCK_FLOOR=${MERGE_STOCK_FLOOR:-1}
 ROTS="0 1"
 # Random readers on a device serving one request at a time run at its
 # pace whatever the scheduler, but single 4 s runs of them spread by about
-# +-6% (none: 1381-1552 KiB/s over 6 runs; ours / coop_merge=0 measured
-# 0.95-1.03): a loss beyond 15% would be ours, not noise.
+# +-6%: a loss beyond 15% would be ours, not noise.
 CTRL_FLOOR=${MERGE_CTRL_FLOOR:-0.85}
 SCHEDS="ours nomerge stock mq-deadline none"
 if [ "${VM_QUICK:-0}" = 1 ]; then
