@@ -14,7 +14,7 @@
 #   checkpatch/<file>    6.12's checkpatch.pl --strict, once
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
-# then lanes side by side:
+# then lanes side by side (the debug lane as soon as intree/6.1 is done):
 #   debug   debug-kernel/6.1   KASAN, lockdep, ...; our bfq and our KUnit
 #                              suites built in (tests/debug/debug.config)
 #           kunit-debug/6.1    our KUnit suites in the debug kernel's boot
@@ -25,8 +25,10 @@
 #                              tests in their quick form (VMTEST_QUICK=1)
 #   6.12    vm/6.12
 #           kunit/6.12         kunit.py: its own small kernel, built and run
-# The kernel builds run at nice 10: a guest gets the CPU first, and a build
-# takes what the guests leave idle. At most CHECK_VM_SLOTS guests (default
+# The debug kernel is the longest build and the debug lane the longest
+# lane: it builds at normal priority. kunit/6.12's build is off that path
+# and runs at nice 10, taking what the guests leave idle. At most
+# CHECK_VM_SLOTS guests (default
 # 2, one per core) run at a time: a TCG guest of these tests keeps one host
 # core busy. CHECK_LANES=1 runs every step in one lane, in the
 # order above.
@@ -125,19 +127,18 @@ build_kver() {
 	fi
 }
 
+# lane_debug KVER: its debug kernel, then the steps that boot it.
 lane_debug() {
-	local k
-	for k in $DEBUG_KVERS; do
-		step "debug-kernel/$k" "build/$k/results/debug-kernel.txt" \
-			build make KVER="$k" debug-kernel
-		step "stress/$k" "build/$k/results/stress.txt" \
-			vm make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}" &
-		step "kunit-debug/$k" "build/$k/results/kunit-debug.txt" \
-			vm scripts/kunit-debug.sh "$k"
-		step "vm-debug/$k" "build/$k-debug/results/vmtest.txt" \
-			vm make KVER="$k" vmtest-debug
-		wait
-	done
+	local k=$1
+	step "debug-kernel/$k" "build/$k/results/debug-kernel.txt" \
+		make KVER="$k" debug-kernel
+	step "stress/$k" "build/$k/results/stress.txt" \
+		vm make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}" &
+	step "kunit-debug/$k" "build/$k/results/kunit-debug.txt" \
+		vm scripts/kunit-debug.sh "$k"
+	step "vm-debug/$k" "build/$k-debug/results/vmtest.txt" \
+		vm make KVER="$k" vmtest-debug
+	wait
 }
 
 # lane_kver KVER: its functional VM tests; KUnit through kunit.py where no
@@ -156,20 +157,25 @@ for k in $KVERS; do
 	step "fetch/$k" - make KVER="$k" fetch &
 done
 wait
+lanes=${CHECK_LANES:-3}
 for k in $KVERS; do
 	step "build/$k" "build/$k/results/build.txt" build_kver "$k"
 	step "intree/$k" "build/$k/results/intree.txt" make KVER="$k" intree
+	# The debug kernel's build is the longest step from cold: it starts as
+	# soon as its tree is free (intree.sh's lock) and our module is built.
+	case " $DEBUG_KVERS " in
+	*" $k "*) [ "$lanes" = 1 ] || { lane_debug "$k" & } ;;
+	esac
 done
 step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
 lk=${KVERS%% *}
 step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
 	env LAB_MODEL_ONLY=1 scripts/lab.sh "$lk"
 
-if [ "${CHECK_LANES:-3}" = 1 ]; then
-	lane_debug
+if [ "$lanes" = 1 ]; then
+	for k in $DEBUG_KVERS; do lane_debug "$k"; done
 	for k in $KVERS; do lane_kver "$k"; done
 else
-	lane_debug &
 	for k in $KVERS; do lane_kver "$k" & done
 	wait
 fi
