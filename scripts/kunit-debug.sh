@@ -21,7 +21,6 @@ set -euo pipefail
 
 KVER=${1:?usage: kunit-debug.sh 6.1|6.12}
 dir=$(kver_dir "$KVER")
-name=$KVER
 res=$BFQ_TOP/build/$KVER/results
 mkdir -p "$res"
 out=$res/kunit-debug.txt
@@ -57,13 +56,13 @@ if [ -s "$res/kunit-debug.json" ]; then
 	python3 "$BFQ_TOP/scripts/kunit-results.py" "$res/kunit-debug.json" \
 		"$KVER" "$rc" | sed 's|kunit/|kunit-debug/|' >> "$out"
 else
-	echo "FAIL: kunit-debug/$name/parse (no results in the console; see ${logf#"$BFQ_TOP"/})" >> "$out"
+	echo "FAIL: kunit-debug/$KVER/parse (no results in the console; see ${logf#"$BFQ_TOP"/})" >> "$out"
 fi
 if grep -Eq "$VM_REPORT_RE" "$logf"; then
-	echo "FAIL: kunit-debug/$name/dmesg-clean" >> "$out"
+	echo "FAIL: kunit-debug/$KVER/dmesg-clean" >> "$out"
 	grep -m20 -En "$VM_REPORT_RE" "$logf" | sed 's/^/   /'
 else
-	echo "PASS: kunit-debug/$name/dmesg-clean" >> "$out"
+	echo "PASS: kunit-debug/$KVER/dmesg-clean" >> "$out"
 fi
 grep -c '^PASS:' "$out" | sed 's/$/ cases passed/'
 grep '^\(FAIL\|SKIP\):' "$out" || true
