@@ -45,6 +45,13 @@ echo "bursts: 64 readers x 4 files of 512 KiB, ext4 on null_blk depth $DEPTH rot
 for s in $SCHEDS; do
 	x=$(awk '{ printf "%.3f\n", $1 / $2 }' /tmp/bursts-$s | ll_median)
 	echo "$s: median of the paired ratios ${x}x; pairs (ms): $(tr '\n' ',' < /tmp/bursts-$s)"
+	[ $s = ours ] || continue
+	# The bound tests/lowlat/ll-fs.sh asserts at depth 32, as a verdict.
+	if awk -v x=$x 'BEGIN { exit !(x <= 1.05) }'; then
+		echo "PASS: ours' bursts at low_latency 1 take ${x}x the time at 0 <= 1.05x"
+	else
+		echo "FAIL: ours' bursts at low_latency 1 take ${x}x the time at 0, want <= 1.05x"
+	fi
 done
 echo BENCH-TABLE-END
 ll_dev_rm llb0

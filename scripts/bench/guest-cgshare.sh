@@ -22,5 +22,15 @@ for r in $(seq $BENCH_ROUNDS); do
 			sed "s/^/$impl r$r /"
 	done
 done
+# Verdicts on ours only: stock's medians are there to compare with.
+for r in $(seq $BENCH_ROUNDS); do
+	n=$(grep -cE '^not ok:' /tmp/cgs-ours-$r.out)
+	k=$(grep -cE '^ok:' /tmp/cgs-ours-$r.out)
+	if [ "$n" = 0 ] && [ "$k" -gt 0 ]; then
+		echo "PASS: ours, round $r: all $k checks of cgroup-share.sh held"
+	else
+		echo "FAIL: ours, round $r: $n of $((n + k)) checks of cgroup-share.sh missed"
+	fi
+done
 echo BENCH-TABLE-END
 exit 0
