@@ -14,24 +14,29 @@
 #   checkpatch/<file>    6.12's checkpatch.pl --strict, once
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
-# then lanes side by side (the debug lane as soon as intree/6.1 is done):
+# The two after the builds, beside the lanes, which run side by side (the
+# debug lane as soon as intree/6.1 is done, the others once every build is):
 #   debug   debug-kernel/6.1   KASAN, lockdep, ...; our bfq and our KUnit
 #                              suites built in (tests/debug/debug.config)
-#           kunit-debug/6.1    our KUnit suites in the debug kernel's boot
-#           vm-debug/6.1       the VM tests that apply with bfq built in
+#           vm-debug/6.1       the VM tests that apply with bfq built in; the
+#                              boot runs our KUnit suites first
+#           kunit-debug/6.1    those suites' results, from vm-debug's log
 #     and, once the debug kernel is built, beside those two:
-#           stress/6.1         the stress matrix, CHECK_STRESS_SECS (120)
+#           stress/6.1         the stress matrix's debug boot,
+#                              CHECK_STRESS_SECS (120) of stress
+#                              (CHECK_STRESS_BOOTS="debug debian" adds the
+#                              boot of Debian's kernel with our module)
 #   6.1     vm/6.1             the functional VM tests, share and latency
 #                              tests in their quick form (VMTEST_QUICK=1)
 #   6.12    vm/6.12
-#           kunit/6.12         kunit.py: its own small kernel, built and run
+#           kunit/6.12         kunit.py: its own small kernel, built when
+#                              our sources changed, and booted
 # The debug kernel is the longest build and the debug lane the longest
 # lane: it builds at normal priority. kunit/6.12's build is off that path
 # and runs at nice 10, taking what the guests leave idle. At most
-# CHECK_VM_SLOTS guests (default
-# 2, one per core) run at a time: a TCG guest of these tests keeps one host
-# core busy. CHECK_LANES=1 runs every step in one lane, in the
-# order above.
+# CHECK_VM_SLOTS guests (default 2, one per core) run at a time: a TCG
+# guest of these tests keeps one host core busy. CHECK_LANES=1 runs every
+# step in one lane, in the order above.
 #
 # Every step runs even if an earlier one failed. A step prints its
 # PASS:/FAIL:/SKIP: lines (from build/KVER/results/) and its time; a step
@@ -40,8 +45,8 @@
 # over all PASS/FAIL lines; exit status 1 if any failed.
 #
 # Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
-# 6.1), CHECK_STRESS_SECS (120), CHECK_LANES (3; 1: one after another),
-# CHECK_VM_SLOTS (2).
+# 6.1), CHECK_STRESS_SECS (120), CHECK_STRESS_BOOTS (debug),
+# CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$BFQ_TOP"
@@ -132,13 +137,25 @@ lane_debug() {
 	local k=$1
 	step "debug-kernel/$k" "build/$k/results/debug-kernel.txt" \
 		make KVER="$k" debug-kernel
+	# Debian's kernel with our module is what vm/KVER tests (switching,
+	# tunables, unloading): the stress matrix's second boot would repeat it.
 	step "stress/$k" "build/$k/results/stress.txt" \
-		vm make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}" &
-	step "kunit-debug/$k" "build/$k/results/kunit-debug.txt" \
-		vm scripts/kunit-debug.sh "$k"
+		vm env STRESS_BOOTS="${CHECK_STRESS_BOOTS:-debug}" \
+		make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}" &
+	# The KUnit suites run in vm-debug's boot, before its tests.
 	step "vm-debug/$k" "build/$k-debug/results/vmtest.txt" \
-		vm make KVER="$k" vmtest-debug
+		vm env VMTEST_APPEND="kunit.enable=1 kunit.filter_glob=bfq*" \
+		make KVER="$k" vmtest-debug
+	step "kunit-debug/$k" "build/$k/results/kunit-debug.txt" \
+		kunit_from_vm_debug "$k"
 	wait
+}
+
+# kunit_from_vm_debug KVER: the KUnit results of vm-debug's last boot.
+kunit_from_vm_debug() {
+	local glog
+	glog=$(ls -t "$BFQ_TOP/build/$1-debug/vm-logs/"*.log 2>/dev/null | head -n 1)
+	KUNIT_DEBUG_LOG=${glog:-none} scripts/kunit-debug.sh "$1"
 }
 
 # lane_kver KVER: its functional VM tests; KUnit through kunit.py where no
@@ -151,6 +168,9 @@ lane_kver() {
 }
 
 total_start=$SECONDS
+# cpu_ticks: "busy total" of the host's CPUs so far, from /proc/stat.
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+cpu0=$(cpu_ticks)
 step deps - scripts/deps.sh
 for k in $KVERS; do
 	# Its own step only to time it: the cold download and unpack.
@@ -167,6 +187,10 @@ for k in $KVERS; do
 	*" $k "*) [ "$lanes" = 1 ] || { lane_debug "$k" & } ;;
 	esac
 done
+# The guests start now; checkpatch and the model check (no guest) beside.
+if [ "$lanes" != 1 ]; then
+	for k in $KVERS; do lane_kver "$k" & done
+fi
 step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
 lk=${KVERS%% *}
 step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
@@ -175,14 +199,15 @@ step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
 if [ "$lanes" = 1 ]; then
 	for k in $DEBUG_KVERS; do lane_debug "$k"; done
 	for k in $KVERS; do lane_kver "$k"; done
-else
-	for k in $KVERS; do lane_kver "$k" & done
-	wait
 fi
+wait
 
 echo "== times"
 sed 's/^/   /' "$times"
 printf '   %-18s %5ss\n' total $((SECONDS - total_start))
+# How busy the host was: below 100% the guests waited on something else.
+echo "$cpu0 $(cpu_ticks)" | awk -v n="$(nproc)" '{ t = $4 - $2
+	if (t > 0) printf "   host CPU busy %.0f%% of %d cores over the run\n", 100 * ($3 - $1) / t, n }'
 passed=$(grep -c '^PASS: ' "$all")
 failed=$(grep -c '^FAIL: ' "$all")
 skipped=$(grep -c '^SKIP: ' "$all")

@@ -24,6 +24,11 @@
 #                        latency tests in their quick form, fewer rounds and
 #                        loose bounds (make check); 0 runs them in full with
 #                        the bounds of the benchmark tier (make bench)
+#   VMTEST_APPEND="..."  more kernel command line for the first boot, e.g.
+#                        kunit.enable=1 kunit.filter_glob=bfq* to run the
+#                        debug kernel's built-in KUnit suites before the
+#                        tests (make check; kunit-debug.sh reads them from
+#                        the guest log); 300 s more for the host's limit
 #   VMTEST_TIER=bench    the default list also takes the tests marked
 #                        "# vmtest-tier: bench" (long matrices that only
 #                        make bench runs, or a test named on the command line)
@@ -95,13 +100,21 @@ logf=$out/vm-logs/$stamp.log
 results=$out/results/vmtest.txt
 
 start=$(date +%s)
+append=${VMTEST_APPEND:-}
 base=$(vm_base_initramfs "$KVER")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The low-latency tests' static tool and helpers (tests/lowlat/).
 build_static "$work/lowlat" "$BFQ_TOP/tests/lowlat/lowlat.c"
+# The test build of ours (make TEST_HOOKS=1), for the tests that widen a
+# race window with its hooks: /tests/bfq-hooks.ko.
+hooks=()
+if [ -n "$ko" ] && [ -f "$out-hooks/bfq.ko" ]; then
+	cp "$out-hooks/bfq.ko" "$work/bfq-hooks.ko"
+	hooks=("$work/bfq-hooks.ko")
+fi
 vm_overlay "$KVER" "$work/overlay.cpio" "$ko" "$tdir"/*.sh \
-	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat"
+	"$BFQ_TOP"/tests/lowlat/*.sh "$work/lowlat" "${hooks[@]}"
 cat "$base" "$work/overlay.cpio" > "$work/initrd.cpio"
 
 # Time limits: each test in the guest, the guest as a whole (watchdog),
@@ -122,6 +135,8 @@ boot_once() {
 	done
 	list=${list#,}
 	host_tmo=$((wd + 60))
+	# What runs before /init (KUnit at boot) is outside the guest's watchdog.
+	[ -z "$append" ] || host_tmo=$((host_tmo + 300))
 	log "booting $KVER ($impl bfq.ko) for: $* (log: $blog)"
 	if [ "${VMTEST_VERBOSE:-0}" = 1 ]; then
 		touch "$blog"
@@ -129,9 +144,10 @@ boot_once() {
 	fi
 	set +e
 	vm_boot "$KVER" "$work/initrd.cpio" "$blog" "$host_tmo" \
-		"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl vmquick=${VMTEST_QUICK:-1}"
+		"vmtests=$list vmtimeout=$per_test vmwd=$wd vmimpl=$impl vmquick=${VMTEST_QUICK:-1}${append:+ $append}"
 	qrc=$?
 	set -e
+	append=
 	[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
 	tailpid=
 }
