@@ -1753,6 +1753,23 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 }
 
 /*
+ * The tag limits for @nr scheduler tags. Racing callers compute the same
+ * values; tags_nr is published last, so that a reader that sees it equal
+ * to nr_requests also sees the limits computed from it.
+ */
+static void bfq_tags_set_depths(struct bfq_data *bfqd, unsigned int nr)
+{
+	WRITE_ONCE(bfqd->async_depth,
+		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->sync_write_depth,
+		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->shared_depth,
+		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
+	/* Pairs with the smp_load_acquire() of bfq_limit_depth(). */
+	smp_store_release(&bfqd->tags_nr, nr);
+}
+
+/*
  * Writes and async I/O may use only part of the scheduler tags, so that a
  * flood of them cannot leave sync reads waiting for a tag; sync reads of
  * most processes leave the tags rule 8 of bfq-wr.c keeps.
@@ -1760,8 +1777,12 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct bfq_data *bfqd = data->q->elevator->elevator_data;
+	unsigned int nr = READ_ONCE(data->q->nr_requests);
 	unsigned int tags;
 
+	/* nr_requests was written: see bfq_depth_updated(). */
+	if (unlikely(nr != smp_load_acquire(&bfqd->tags_nr)))
+		bfq_tags_set_depths(bfqd, nr);
 	if (!op_is_sync(opf))
 		tags = READ_ONCE(bfqd->async_depth);
 	else if (op_is_write(opf))
@@ -1797,18 +1818,20 @@ static unsigned int bfq_driver_depth(struct request_queue *q)
 	return depth;
 }
 
-/* Called at hctx init and when nr_requests changes. */
+/*
+ * Called at hctx init and when nr_requests is written, but, in the latter
+ * case, before the block layer stores the new value in q->nr_requests
+ * (and, with tags shared between hardware queues, before it resizes the
+ * shared map): neither says the new depth here. So the limits are computed
+ * from q->nr_requests when it differs from tags_nr, at the next tag
+ * allocation (bfq_limit_depth()), which cannot come before the store: the
+ * queue is frozen around both.
+ */
 static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
-	unsigned int nr = hctx->queue->nr_requests;
 
-	WRITE_ONCE(bfqd->async_depth,
-		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->sync_write_depth,
-		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->shared_depth,
-		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
+	bfq_tags_set_depths(bfqd, hctx->queue->nr_requests);
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
 	WRITE_ONCE(bfqd->driver_depth, bfq_driver_depth(hctx->queue));
 }

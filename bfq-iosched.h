@@ -380,7 +380,11 @@ struct bfq_data {
 	struct request_queue *queue;
 	struct bfq_tunables tun;
 
-	/* Set by depth_updated(); read by limit_depth() without a lock. */
+	/*
+	 * Computed from tags_nr, the nr_requests they were computed for
+	 * (bfq_tags_set_depths()); read by limit_depth() without a lock.
+	 */
+	unsigned int tags_nr;
 	unsigned int async_depth;
 	unsigned int sync_write_depth;
 	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
