@@ -365,6 +365,34 @@ static void bfq_inject_probe_and_debt(struct kunit *test)
 	spin_unlock_irq(&bfqd->lock);
 }
 
+/*
+ * Rule 3's cap: however long a queue is injected, its debt stays within
+ * BFQ_INJECT_DEBT_BUDGETS of its budgets (of its largest request when
+ * that is larger), so paying it back takes a few turns, not thousands.
+ */
+static void bfq_inject_debt_capped(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	struct bfq_data *bfqd;
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	bfqd = d.bfqd;
+	spin_lock_irq(&bfqd->lock);
+	d.q[1]->entity.budget_sectors = 8;
+	for (i = 0; i < 1000; i++)
+		bfq_inject_dispatched(bfqd, d.q[1], d.q[0], 8);
+	KUNIT_EXPECT_EQ(test, d.q[1]->inj.debt_sectors,
+			BFQ_INJECT_DEBT_BUDGETS * 8U);
+	/* Requests larger than the budget: the cap is theirs. */
+	for (i = 0; i < 10; i++)
+		bfq_inject_dispatched(bfqd, d.q[1], d.q[0], 256);
+	KUNIT_EXPECT_EQ(test, d.q[1]->inj.debt_sectors,
+			BFQ_INJECT_DEBT_BUDGETS * 256U);
+	bfqd->inj.in_driver = 0;
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
 	KUNIT_CASE(bfq_inject_limit_reprobe),
@@ -374,6 +402,7 @@ static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_waker_could_wake_table, bfq_could_wake_gen_params),
 	KUNIT_CASE(bfq_inject_waker_not_neighbour),
 	KUNIT_CASE(bfq_inject_probe_and_debt),
+	KUNIT_CASE(bfq_inject_debt_capped),
 	{}
 };
 

@@ -33,6 +33,13 @@
  * 3. Injected service is paid. The sectors a queue receives by injection
  *    are its debt, counted into its service when its next turn starts
  *    (bfq_inject_take_debt()), so its share stays the service layer's.
+ *    At most a budget is paid in one turn, and the turn still dispatches
+ *    its first request (bfq_budget_left_for()): a turn that could not
+ *    would expire at once and the queue be selected again, once per
+ *    budget owed, in one dispatch call with interrupts off. The debt is
+ *    capped at BFQ_INJECT_DEBT_BUDGETS of the queue's budgets: paying
+ *    it back takes a few turns, and what injection gave beyond that was
+ *    the device's idle time, which no other queue could use.
  * 4. Wakers. When a queue with nothing queued nor in the device issues a
  *    request within BFQ_WAKER_WINDOW_US of another queue's completion, that
  *    queue woke it. One that does so BFQ_WAKER_HITS times in a row is its
@@ -76,6 +83,8 @@
 #define BFQ_INJECT_TOLERANCE_PCT	25
 /* Rule 2: the most injected requests in the device: a deep SSD queue. */
 #define BFQ_INJECT_MAX			16
+/* Rule 3: the most a queue owes, in its budgets (or its largest request). */
+#define BFQ_INJECT_DEBT_BUDGETS		4
 /* Rule 2: a limit of 0 is tried again after this long. */
 #define BFQ_INJECT_REPROBE_MS		1000
 /*
@@ -322,8 +331,10 @@ void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfqd->inj.nr_for_wakers++;
 	else
 		bfqd->inj.nr_injected++;
-	bfqq->inj.debt_sectors = min_t(u64, (u64)bfqq->inj.debt_sectors +
-				       sectors, BFQ_MAX_BUDGET_LIMIT_SECTORS);
+	bfqq->inj.debt_sectors = min3((u64)bfqq->inj.debt_sectors + sectors,
+				      (u64)BFQ_INJECT_DEBT_BUDGETS *
+				      max(bfqq->entity.budget_sectors, sectors),
+				      (u64)BFQ_MAX_BUDGET_LIMIT_SECTORS);
 }
 
 /*
@@ -373,6 +384,7 @@ unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget)
 	unsigned int paid = min(bfqq->inj.debt_sectors, budget);
 
 	bfqq->inj.debt_sectors -= paid;
+	bfqq->inj.paid_sectors = paid;
 	return paid;
 }
 

@@ -226,12 +226,51 @@ static void bfq_merge_refs_random(struct kunit *test)
 	spin_unlock_irq(&bfqd->lock);
 }
 
+/*
+ * A turn that starts owing at least its budget in injected service (rule
+ * 3 of bfq-inject.c) still dispatches its first request, and only that
+ * one: were the request refused, the turn would expire as budget-exhausted
+ * and the same queue be selected again, once per budget of debt, in one
+ * dispatch call with interrupts off.
+ */
+static void bfq_turn_with_debt_dispatches(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 100);
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	struct bfq_entity *entity = &bfqq->entity;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->__data_len = 8 << SECTOR_SHIFT;
+	entity->budget_sectors = 8;
+	bfqq->inj.debt_sectors = 32;
+	/* What bfq_in_service() does at the start of a turn. */
+	entity->service_sectors = bfq_inject_take_debt(bfqq,
+						       entity->budget_sectors);
+	KUNIT_EXPECT_EQ(test, entity->service_sectors, 8U);
+	KUNIT_EXPECT_TRUE(test, bfq_budget_left_for(bfqq, rq));
+	entity->service_sectors += blk_rq_sectors(rq);
+	KUNIT_EXPECT_FALSE(test, bfq_budget_left_for(bfqq, rq));
+
+	/* Without debt, the budget alone decides, as before. */
+	bfqq->inj.debt_sectors = 0;
+	entity->budget_sectors = 16;
+	entity->service_sectors = bfq_inject_take_debt(bfqq,
+						       entity->budget_sectors);
+	KUNIT_EXPECT_TRUE(test, bfq_budget_left_for(bfqq, rq));
+	entity->service_sectors += blk_rq_sectors(rq);
+	KUNIT_EXPECT_TRUE(test, bfq_budget_left_for(bfqq, rq));
+	entity->service_sectors += blk_rq_sectors(rq);
+	KUNIT_EXPECT_FALSE(test, bfq_budget_left_for(bfqq, rq));
+}
+
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE_PARAM(bfq_tunable_parse_table, bfq_parse_gen_params),
 	KUNIT_CASE(bfq_tunable_descs_no_overflow),
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
 	KUNIT_CASE(bfq_merge_refs_random),
+	KUNIT_CASE(bfq_turn_with_debt_dispatches),
 	{}
 };
 

@@ -1063,11 +1063,16 @@ static bool bfq_device_full(struct bfq_data *bfqd)
 	return bfqd->rq_in_driver >= room;
 }
 
+/*
+ * Whether @rq fits in the rest of @bfqq's budget. The first request of a
+ * turn always does, even when the debt paid at its start (rule 3 of
+ * bfq-inject.c) took the whole budget.
+ */
 static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
 {
 	struct bfq_entity *entity = &bfqq->entity;
 
-	return !entity->service_sectors ||
+	return entity->service_sectors <= bfqq->inj.paid_sectors ||
 	       entity->service_sectors + blk_rq_sectors(rq) <=
 	       entity->budget_sectors;
 }

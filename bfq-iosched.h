@@ -152,6 +152,7 @@ struct bfq_waker_track {
 struct bfq_inject_queue {
 	u64 serial;			/* unique in its device, never reused */
 	unsigned int debt_sectors;	/* injected, charged at its next turn */
+	unsigned int paid_sectors;	/* of it, charged at this turn's start */
 	struct bfq_queue *waker;	/* whose completions wake this queue */
 	struct list_head waker_node;	/* on waker->inj.wakees */
 	struct list_head wakees;	/* queues this one wakes */
