@@ -497,6 +497,7 @@ static void bfq_group_put_async(struct bfq_group *bfqg)
 
 	for (i = 0; i < BFQ_NR_CLASSES * IOPRIO_NR_LEVELS; i++, slot++) {
 		if (*slot) {
+			bfq_end_parked_turn((*slot)->bfqd, *slot);
 			bfq_put_queue(*slot);
 			*slot = NULL;
 		}

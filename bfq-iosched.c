@@ -354,6 +354,7 @@ static void bfq_bic_drop_queue(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 
 	bfq_merge_leave(bfqd, bic);
 	WRITE_ONCE(bic->sync_bfqq, NULL);
+	bfq_end_parked_turn(bfqd, bfqq);
 	bfq_put_queue(bfqq);
 }
 
@@ -592,7 +593,8 @@ static bool bfq_tags_exhausted(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * continues the turn. Nothing waited meanwhile, so no other queue could
  * have been served: only the per-request cost of expiring, selecting and
  * activating the queue and every group above it goes. With no timer, the
- * parked queue holds its reference until the next arrival or exit_sched.
+ * parked queue holds its reference until the next arrival, exit_sched, or
+ * until it loses a user (bfq_end_parked_turn()).
  */
 static void bfq_park(struct bfq_data *bfqd, u64 now_ns)
 {
@@ -618,6 +620,23 @@ static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return true;
 	bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 	return false;
+}
+
+/*
+ * @bfqq loses a user: its process exits or leaves it, or its group goes
+ * offline and drops its async queues. If it is parked in service, its turn
+ * ends now, as it would at the next arrival: a parked queue whose process
+ * is gone would otherwise keep itself, and its group in service, until
+ * the device's next I/O, and a removed cgroup dying until then.
+ */
+void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqd->parked || bfqq != bfqd->in_service_bfqq)
+		return;
+	bfqd->parked = false;
+	bfq_expire(bfqd, BFQ_EXP_EMPTY, ktime_get_ns());
 }
 
 /* @bfqq, empty, got a request: a busy period begins (bfq-wr.c). */

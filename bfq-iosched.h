@@ -441,6 +441,7 @@ struct bfq_data {
 /* bfq-iosched.c, for bfq-cgroup.c and bfq-merge.c. bfq_data.lock. */
 void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
+void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to);
 
