@@ -25,6 +25,8 @@ ifneq ($(KBUILD_EXTMOD),)
 CONFIG_IOSCHED_BFQ := m
 ccflags-y += -I$(BFQ_BLOCK_SRC)
 endif
+# make TEST_HOOKS=1: the hooks some VM tests need to widen a race window.
+ccflags-$(BFQ_TEST_HOOKS) += -DBFQ_TEST_HOOKS
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
 bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-wr.o bfq-inject.o \
@@ -66,7 +68,9 @@ endif
 endif
 KDIR ?= $(BFQ_CACHE)/$(KVER)/kdir
 BLOCK_SRC ?= $(BFQ_CACHE)/$(KVER)/linux/block
-OUT := $(TOP)/build/$(KVER)
+# TEST_HOOKS=1: a test build (bfq-cgroup.c's test_pd_free_delay_ms, ...)
+# in build/<KVER>-hooks/, which the VM tests that need it ship beside ours.
+OUT := $(TOP)/build/$(KVER)$(if $(TEST_HOOKS),-hooks)
 
 # Kbuild flags a user passes through (make KVER=6.1 W=1 C=2).
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
@@ -104,6 +108,7 @@ help:
 	@echo '  KVER=6.1|6.12   the Debian kernel series'
 	@echo '  KDIR=<tree>     a prepared kernel tree or headers (KVER becomes "custom")'
 	@echo '  W=1 C=2         kbuild'"'"'s extra warnings and sparse'
+	@echo '  TEST_HOOKS=1    a test build with race-widening hooks, in build/KVER-hooks/'
 	@echo '  TESTS="a b"     vmtest: only these tests/vm/ tests'
 	@echo '  VMTEST_QUICK=0  vmtest: the full form of the share and latency tests'
 	@echo '  QUICK=1         lab: the calibration and one case of each kind only'
@@ -124,7 +129,8 @@ fetch:
 modules: fetch
 	@mkdir -p $(OUT)
 	@for f in $(SRCS); do ln -sf $$f $(OUT)/; done
-	$(MAKE) -C $(KDIR) M=$(OUT) BFQ_BLOCK_SRC=$(BLOCK_SRC) $(KBUILD_ARGS) modules
+	$(MAKE) -C $(KDIR) M=$(OUT) BFQ_BLOCK_SRC=$(BLOCK_SRC) $(KBUILD_ARGS) \
+		$(if $(TEST_HOOKS),BFQ_TEST_HOOKS=y) modules
 	@echo "built $(OUT)/bfq.ko"
 
 clean:
@@ -139,6 +145,7 @@ kunit-debug:
 # The check tier's VM tests (share and latency tests in their quick form;
 # VMTEST_QUICK=0 for the full one), or those named in TESTS.
 vmtest: modules
+	@$(MAKE) --no-print-directory TEST_HOOKS=1 modules > /dev/null
 	$(TOP)/scripts/vmtest.sh $(KVER) $(TESTS)
 
 # The VM tests that make sense with bfq built in, on the debug kernel. Not

@@ -117,9 +117,14 @@
  *    calls pd_free through blkcg_policy[] (6.1 and 6.12 alike). If the
  *    policy were unregistered first, that call would find NULL there, or
  *    our pd_free would be gone with the module (on 6.1, an rmdir then an
- *    rmmod would oops in blkg_free_workfn). So the module counts its live
- *    pds and its exit waits for none before unregistering; every such
- *    blkg's last reference is I/O that completes, so the wait ends.
+ *    rmmod would oops in blkg_free_workfn). So every pd holds a reference
+ *    to the module, taken in pd_alloc and dropped as the last thing
+ *    pd_free does: while one lives, rmmod is refused (EBUSY, for the few
+ *    ms after an rmdir that such a free takes), and the module's exit
+ *    never runs with a pd left. A count of live pds with the exit waiting
+ *    for none, as before, was not enough: pd_free went on using module
+ *    memory (the wait queue, its own code) after the count reached 0,
+ *    while the exit was free to proceed.
  * 13. Symmetry. Idling for an emptied queue is what keeps a group from
  *    losing its share to groups whose queues stay backlogged, so with
  *    several busy groups the device idles, unless the groups are alike:
@@ -149,11 +154,11 @@
 #include <linux/errno.h>
 #include <linux/kdev_t.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/wait.h>
 
 #include "bfq-compat.h"
 #include "bfq-cgroup.h"
@@ -395,9 +400,17 @@ static void bfq_cpd_free(struct blkcg_policy_data *cpd)
 	kfree(container_of(cpd, struct bfq_cgroup_data, cpd));
 }
 
-/* Rule 12: our pds not yet freed, and the module exit waiting for none. */
-static atomic_t bfq_cg_nr_pds = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(bfq_cg_pd_wq);
+#ifdef BFQ_TEST_HOOKS
+#include <linux/delay.h>
+
+/*
+ * Test builds only (make TEST_HOOKS=1): pd_free sleeps this long before
+ * it drops its module reference, where it may sleep (the free work; not
+ * under deactivation's locks), so that a test can rmmod in the window.
+ */
+static unsigned int test_pd_free_delay_ms;
+module_param(test_pd_free_delay_ms, uint, 0644);
+#endif
 
 /* Every counter of struct bfq_group_stats, for init, exit and reset. */
 #define BFQ_CG_STAT(field)	offsetof(struct bfq_group_stats, field)
@@ -432,7 +445,9 @@ struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
 	for (i = 0; i < ARRAY_SIZE(bfq_cg_stats); i++)
 		if (blkg_rwstat_init(bfq_cg_stat(bfqg, i), gfp))
 			goto exit_stats;
-	atomic_inc(&bfq_cg_nr_pds);
+	/* Rule 12; fails only while the module is being unloaded. */
+	if (!try_module_get(THIS_MODULE))
+		goto exit_stats;
 	return &bfqg->pd;
 
 exit_stats:
@@ -551,8 +566,12 @@ static void bfq_pd_free(struct blkg_policy_data *pd)
 	for (i = 0; i < ARRAY_SIZE(bfq_cg_stats); i++)
 		blkg_rwstat_exit(bfq_cg_stat(bfqg, i));
 	kfree(bfqg);
-	if (atomic_dec_and_test(&bfq_cg_nr_pds))
-		wake_up(&bfq_cg_pd_wq);
+#ifdef BFQ_TEST_HOOKS
+	if (READ_ONCE(test_pd_free_delay_ms) && preemptible())
+		msleep(READ_ONCE(test_pd_free_delay_ms));
+#endif
+	/* Rule 12: the last use of the module's memory, code aside. */
+	module_put(THIS_MODULE);
 }
 
 static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
@@ -975,10 +994,12 @@ int bfq_cg_register(void)
 	return blkcg_policy_register(&bfq_blkcg_policy);
 }
 
-/* Rules 5 and 12: at module exit, after elv_unregister(). */
+/*
+ * Rule 5: at module exit, after elv_unregister(). No pd is left (rule 12:
+ * each holds a module reference).
+ */
 void bfq_cg_unregister(void)
 {
-	wait_event(bfq_cg_pd_wq, !atomic_read(&bfq_cg_nr_pds));
 	blkcg_policy_unregister(&bfq_blkcg_policy);
 }
 
