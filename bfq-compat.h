@@ -3,6 +3,19 @@
  * The kernel API differences between the two LTS series we build for, 6.1
  * and 6.12, and nothing else. Every other file is written against the
  * helpers below and contains no LINUX_VERSION_CODE test of its own.
+ *
+ * Stable series change within themselves, so the tests below are on the
+ * sublevel where one did (LINUX_VERSION_CODE carries it; Debian's
+ * release names, 6.1.0-N, do not). The floor of each series is the
+ * oldest sublevel the module is correct on:
+ *   6.1.191  IOPRIO_PRIO_LEVEL() (the ioprio hint bits) came in 6.1.191;
+ *            and from 6.1.105 on blk-mq sets blk_mq_alloc_data.hctx
+ *            before it calls limit_depth(), which bfq_limit_depth() reads:
+ *            a shim for the first would let an older 6.1 build and then
+ *            dereference NULL at the first request.
+ *   6.12.0   shallow_depth's meaning changed in 6.12.43 (below).
+ * Other series are refused: their block layer is not the one this file
+ * knows.
  */
 #ifndef _BFQ_COMPAT_H
 #define _BFQ_COMPAT_H
@@ -12,6 +25,14 @@
 #include <linux/sbitmap.h>
 
 #include "blk-mq.h"
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 191)
+#error "bfq needs 6.1.191 or later in the 6.1 series (IOPRIO_PRIO_LEVEL, hctx in limit_depth)"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#error "bfq builds for the 6.1 (6.1.191 on) and 6.12 series only"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#error "bfq builds for the 6.1 (6.1.191 on) and 6.12 series only"
+#endif
 
 /*
  * insert_requests(): 6.1 passes "bool at_head", 6.5 and later pass
@@ -50,12 +71,15 @@ static inline bool bfq_rq_prepared(const struct request *rq)
 #endif
 
 /*
- * limit_depth(): on 6.1 blk_mq_alloc_data.shallow_depth limits each word of
- * the tag sbitmap; the Debian 6.12 LTS kernels apply it to the whole map
- * (lib/sbitmap.c scales it per word itself). @tags is the number of
- * scheduler tags the caller wants to allow out of hctx's whole map.
+ * limit_depth(): on 6.1, and on 6.12 before 6.12.43,
+ * blk_mq_alloc_data.shallow_depth limits each word of the tag sbitmap;
+ * from 6.12.43 it applies to the whole map (lib/sbitmap.c scales it per
+ * word itself). Taken the wrong way, every limit is a no-op (a per-word
+ * value read as whole-map) or far too tight (the reverse). @tags is the
+ * number of scheduler tags the caller wants to allow out of hctx's whole
+ * map.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 43)
 static inline unsigned int bfq_shallow_depth(struct blk_mq_hw_ctx *hctx,
 					     unsigned int tags)
 {
