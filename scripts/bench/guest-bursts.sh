@@ -9,7 +9,8 @@
 . /tests/lib.sh
 . /tests/guest-lib.sh
 . /tests/ll-lib.sh
-SCHEDS=$(bench_scheds ours base)
+# base only when run.sh shipped one (BENCH_BASE_KO).
+SCHEDS=$(bench_scheds ours $([ -f /tests/base-bfq.ko ] && echo base))
 DEPTH=32 ROT=0
 for w in $(cat /proc/cmdline); do
 	case "$w" in
