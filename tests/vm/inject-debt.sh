@@ -32,17 +32,7 @@ sdebug_load dev_size_mb=64 max_queue=8 delay=0 ndelay=200000 ||
 	die "loading scsi_debug failed"
 # Built in (the debug kernel), the boot's parameters hold: set the delay.
 [ ! -w $SDEBUG_SYS/ndelay ] || echo 200000 > $SDEBUG_SYS/ndelay
-dev=
-i=0
-while [ $i -lt 50 ] && [ -z "$dev" ]; do
-	for s in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
-		[ -e "$s" ] && dev=${s##*/}
-	done
-	[ -n "$dev" ] || usleep 100000
-	i=$((i + 1))
-done
-[ -n "$dev" ] || die "no scsi_debug disk appeared"
-[ -e /dev/$dev ] || mknod /dev/$dev b $(tr : ' ' < /sys/block/$dev/dev)
+dev=$(sdebug_disk) || die "no scsi_debug disk appeared"
 Q=/sys/block/$dev/queue
 echo 1 > $Q/rotational
 set_sched $dev bfq || die "cannot select bfq on $dev"

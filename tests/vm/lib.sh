@@ -12,6 +12,7 @@
 #   rm_nullb NAME
 #   sdebug_load [param=value ...]  scsi_debug with one host (module
 #                            parameters; built in: the boot's parameters)
+#   sdebug_disk              its disk's name, once it appears
 #   sdebug_unload            remove its hosts (and the module when one)
 #   set_sched DEV SCHED / cur_sched DEV
 #   ok MSG / fail MSG        report a check; the script exits 1 at the end
@@ -104,6 +105,21 @@ rm_nullb() {
 }
 
 SDEBUG_SYS=/sys/bus/pseudo/drivers/scsi_debug
+# sdebug_disk: the name of scsi_debug's disk once it appears (within 5 s),
+# its /dev node made; fails when none does.
+sdebug_disk() {
+	local s dev= i=0
+	while [ $i -lt 50 ] && [ -z "$dev" ]; do
+		for s in $SDEBUG_SYS/adapter*/host*/target*/*/block/*; do
+			[ -e "$s" ] && dev=${s##*/}
+		done
+		[ -n "$dev" ] || usleep 100000
+		i=$((i + 1))
+	done
+	[ -n "$dev" ] || return 1
+	[ -e /dev/$dev ] || mknod /dev/$dev b $(tr : ' ' < /sys/block/$dev/dev)
+	echo $dev
+}
 sdebug_load() {
 	if [ "$VM_BUILTIN" = 1 ]; then
 		echo 1 > $SDEBUG_SYS/add_host

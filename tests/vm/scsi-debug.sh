@@ -4,17 +4,7 @@ trap 'for q in /sys/block/sd*/queue/scheduler; do echo none > $q; done 2>/dev/nu
 
 load_bfq || die "insmod of the $VM_IMPL bfq.ko failed"
 sdebug_load dev_size_mb=64 max_queue=8 || die "loading scsi_debug failed"
-dev=
-i=0
-while [ $i -lt 50 ] && [ -z "$dev" ]; do
-	for s in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
-		[ -e "$s" ] && dev=${s##*/}
-	done
-	[ -n "$dev" ] || usleep 100000
-	i=$((i + 1))
-done
-[ -n "$dev" ] || die "no scsi_debug disk appeared"
-[ -e /dev/$dev ] || mknod /dev/$dev b $(tr : ' ' < /sys/block/$dev/dev)
+dev=$(sdebug_disk) || die "no scsi_debug disk appeared"
 echo "scsi_debug disk: $dev, schedulers: $(cat /sys/block/$dev/queue/scheduler)"
 check "bfq selectable on $dev" set_sched "$dev" bfq
 fio --name=sd --filename=/dev/$dev --direct=1 --ioengine=libaio \
