@@ -102,8 +102,9 @@ for n in "$@"; do
 			echo "# ours: HEAD $ours"
 			[ -n "${BENCH_BASE_KO:-}" ] &&
 				echo "# base: $BENCH_BASE_KO ($(stat -c %y "$BENCH_BASE_KO" | cut -d. -f1))"
+			# The guest kernel's own console lines fall in between.
 			sed -n 's/^\[guest-[a-z]*\] //; /BENCH-TABLE-BEGIN/,/BENCH-TABLE-END/p' <<< "$clean" |
-				grep -v 'BENCH-TABLE-'
+				grep -v 'BENCH-TABLE-' | grep -vE '^\[ *[0-9]+\.[0-9]+\] '
 		} > "$txt"
 		cat "$txt"
 		echo "saved: $txt"
