@@ -38,13 +38,13 @@ rm -f "$res/kunit.json"
 
 # kunit.py run builds even when nothing changed: on a busy 2-core host
 # make's walk of the tree alone takes a minute or more. When the inputs
-# of the last good build (the config fragment, KUNIT_ARGS, block/ of the
-# tree, which holds all of our sources) are this run's, the kernel is
-# only booted (kunit.py exec).
+# of the last good build (the config fragment, KUNIT_ARGS, the tree's
+# version, block/ of the tree, which holds all of our sources) are this
+# run's, the kernel is only booted (kunit.py exec).
 bdir=$dir/kunit-build$slot
 kcfg=${KUNITCONFIG:-$BFQ_TOP/tests/.kunitconfig}
 stamp=$bdir/.bfq-inputs
-key=$( { cat "$kcfg"; echo "${KUNIT_ARGS:-}"
+key=$( { cat "$kcfg"; echo "${KUNIT_ARGS:-}"; head -n 5 "$tree/Makefile"
 	 find "$tree/block" -maxdepth 1 -type f \( -name '*.[ch]' \
 	      -o -name 'Kconfig*' -o -name 'Makefile*' \) -print0 |
 		sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-32)
