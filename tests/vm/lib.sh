@@ -54,7 +54,18 @@ unload_bfq() {
 		grep -q '\[bfq\]' "$q" && echo none > "$q"
 	done
 	[ "$VM_BUILTIN" = 1 ] && return 0
-	if bfq_loaded; then rmmod bfq || return 1; fi
+	bfq_loaded || return 0
+	# A removed cgroup's bfq data is freed after an RCU grace period and
+	# holds a module reference until then: rmmod right after rmdir may be
+	# refused for a moment (Documentation/bfq-iosched.rst), so retry for
+	# up to 5 s before calling it a failure.
+	local n=0
+	until rmmod bfq 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -le 250 ] || { rmmod bfq; return 1; }
+		usleep 20000
+	done
+	[ $n = 0 ] || echo "rmmod bfq took $n retries ($((n * 20)) ms)"
 	return 0
 }
 
