@@ -873,22 +873,37 @@ static bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
+ * Whether the device serves several requests at once: it was seen holding
+ * BFQ_HW_QUEUEING_DEPTH of them, or its driver takes more than one. The
+ * second is the prior, so that the first is ever seen: a device idled for
+ * whenever a queue empties never holds more than one process's request,
+ * and processes that issue one request at a time (blktests block/017,
+ * psync readers) would keep it serving one request at a time for good.
+ */
+static bool bfq_queues_inside(struct bfq_data *bfqd)
+{
+	return bfqd->hw_queueing || READ_ONCE(bfqd->driver_depth) > 1;
+}
+
+/*
  * Whether to keep the device for the emptied queue in service, awaiting
  * its next request: always with strict_guarantees; for an interactive
  * weight-raised queue (bfq-wr.c, rule 5: a user waits for its next
- * request), however long it thinks; never for any other queue whose next
- * request usually comes after more than an idle slice (bfq_thinks_long():
- * the slice would pass in vain); when queues of different weights or
- * classes, or of several groups, compete, because serving another queue
- * now would give it (or its group) more than its share;
- * and for a sequential queue on a device that does not queue internally
- * or seeks (rotational), where the next request of the same queue is the
- * cheapest one to serve, unless the device has shown that requests far
- * apart cost it no more than near ones (bfq-budget.c, rule 4). A queue
- * born in a large burst (bfq-wr.c, rule 4: the batch needs throughput) is
- * idled for only for that last reason: ten sequential readers started
- * together on a disk lose over a third of their throughput when the
- * device does not idle for them (see docs/results/).
+ * request), however long it thinks, unless another application starting
+ * is next and the device serves both together (bfq_wr_yields()); never
+ * for any other queue whose next request usually comes after more than an
+ * idle slice (bfq_thinks_long(): the slice would pass in vain); when
+ * queues of different weights or classes, or of several groups, compete,
+ * because serving another queue now would give it (or its group) more
+ * than its share; and for a sequential queue on a device that does not
+ * queue internally (bfq_queues_inside()) or seeks (rotational), where the
+ * next request of the same queue is the cheapest one to serve, unless the
+ * device has shown that requests far apart cost it no more than near
+ * ones (bfq-budget.c, rule 4). A queue born in a large burst (bfq-wr.c,
+ * rule 4: the batch needs throughput) is idled for only for that last
+ * reason: ten sequential readers started together on a disk lose over a
+ * third of their throughput when the device does not idle for them (see
+ * docs/results/).
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)
@@ -902,14 +917,15 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	batch = bfq_wr_in_large_burst(bfqd, bfqq);
-	if (!batch && bfq_wr_protected(bfqd, bfqq, now_ns))
+	if (!batch && bfq_wr_protected(bfqd, bfqq, now_ns) &&
+	    !bfq_wr_yields(bfqd, bfqq, now_ns))
 		return true;
 	if (bfq_thinks_long(bfqd, bfqq))
 		return false;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
 	return !bfq_seeky(bfqq) && bfq_seek_costly(&bfqd->seek) &&
-	       (!blk_queue_nonrot(bfqd->queue) || !bfqd->hw_queueing);
+	       (!blk_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
 }
 
 static void bfq_idle_start(struct bfq_data *bfqd)

@@ -549,6 +549,8 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 void bfq_wr_end_all(struct bfq_data *bfqd);
 bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		      u64 now_ns);
+bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		   u64 now_ns);
 void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,

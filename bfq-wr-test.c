@@ -671,6 +671,71 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 }
 
 /*
+ * Rule 5's yield: the device stops idling for an application starting in
+ * service only for another application starting next in line, and only
+ * where the device takes several requests at once.
+ */
+struct bfq_yield_case {
+	const char *desc;
+	unsigned int driver_depth;
+	bool other_busy;
+	enum bfq_wr_kind other_kind;
+	bool yields;
+};
+
+static const struct bfq_yield_case bfq_yield_cases[] = {
+	{ "deep device, another application starting next", 32, true,
+	  BFQ_WR_INTERACTIVE, true },
+	{ "deep device, a queue not raised next", 32, true,
+	  BFQ_WR_NONE, false },
+	{ "deep device, a soft real-time queue next", 32, true,
+	  BFQ_WR_SOFT_RT, false },
+	{ "deep device, nobody waiting", 32, false,
+	  BFQ_WR_INTERACTIVE, false },
+	{ "one-request device", 1, true, BFQ_WR_INTERACTIVE, false },
+	{ "depth not known yet", 0, true, BFQ_WR_INTERACTIVE, false },
+};
+
+BFQ_KUNIT_TABLE(bfq_yield, bfq_yield_cases, bfq_yield_case);
+
+static void bfq_wr_yields_table(struct kunit *test)
+{
+	const struct bfq_yield_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *q[2], *cur, *other;
+	struct bfq_entity *sel;
+	u64 now = MS(100000);
+	bool yields;
+	int i;
+
+	bfq_sched_init(&bfqd->sched);
+	for (i = 0; i < 2; i++) {
+		q[i] = bfq_test_queue(test, bfqd, 100 + i);
+		q[i]->entity.budget_sectors = 256;
+	}
+	bfqd->driver_depth = c->driver_depth;
+	spin_lock_irq(&bfqd->lock);
+	bfq_entity_activate(&q[0]->entity);
+	if (c->other_busy)
+		bfq_entity_activate(&q[1]->entity);
+	sel = bfq_sched_select(&bfqd->sched, jiffies);
+	cur = sel == &q[1]->entity ? q[1] : q[0];
+	other = cur == q[0] ? q[1] : q[0];
+	cur->wr.kind = BFQ_WR_INTERACTIVE;
+	cur->wr.coeff = BFQ_WR_COEFF;
+	cur->wr.start_ns = now - MS(10);
+	cur->wr.dur_ns = MS(5000);
+	other->wr.kind = c->other_kind;
+	other->wr.coeff = c->other_kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
+	other->wr.start_ns = now - MS(10);
+	other->wr.dur_ns = MS(5000);
+	yields = bfq_wr_yields(bfqd, cur, now);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_PTR_EQ(test, sel, &cur->entity);
+	KUNIT_EXPECT_EQ(test, yields, c->yields);
+}
+
+/*
  * A process that asked for its request before its queue went idle (it
  * waited for a scheduler tag meanwhile) did not pause: no raising, and
  * its soft real-time count starts again. One that asked after a long
@@ -722,6 +787,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),
+	KUNIT_CASE_PARAM(bfq_wr_yields_table, bfq_yield_gen_params),
 	{}
 };
 

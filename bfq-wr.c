@@ -74,6 +74,18 @@
  *    sequential readers such a turn moves a few percent of a full
  *    budget, and start-ups charged full budgets take about a third
  *    longer; see docs/results/).
+ *    The idling yields to another application starting (bfq_wr_yields()):
+ *    when the queue the service order names next is interactively raised
+ *    too and the device takes more than one request, the emptied queue's
+ *    turn ends and the other one's request goes to the device beside the
+ *    first one's. Idling is a promise to one application that its next
+ *    request finds the device free; two applications starting at once
+ *    cannot both be given that, and on a device that serves requests
+ *    together, holding the second one back until the first one's request
+ *    completes only makes it wait (blktests block/017 and block/018: a
+ *    process's read in flight for half a second kept a second process's
+ *    write out of an idle 64-tag device). On a one-request device the
+ *    promise is kept: there the second request would take the device.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5 and 7-9; writing 1 applies them again to queues that become
  *    backlogged from then on.
@@ -715,6 +727,29 @@ bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 
 	return bfq_wr_enabled(bfqd) && wr->kind == BFQ_WR_INTERACTIVE &&
 	       now_ns - wr->start_ns < wr->dur_ns;
+}
+
+/*
+ * Rule 5: whether the idling for @bfqq, interactively raised and in
+ * service, gives way at @now_ns to the next queue in the service order,
+ * raised as an application starting too, on a device that serves several
+ * requests at once.
+ */
+bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		   u64 now_ns)
+{
+	struct bfq_entity *next;
+	struct bfq_queue *other;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (READ_ONCE(bfqd->driver_depth) < 2)
+		return false;
+	next = bfq_sched_peek(&bfqd->sched, bfqq->entity.class_idx);
+	if (!next)
+		return false;
+	other = container_of(next, struct bfq_queue, entity);
+	return other != bfqq && bfq_wr_protected(bfqd, other, now_ns);
 }
 
 /* Rule 9: @bfqq had an arrival or a completion at @now_ns. */
