@@ -280,3 +280,41 @@ static struct kunit_suite bfq_iosched_suite = {
 };
 
 kunit_test_suite(bfq_iosched_suite);
+
+#ifdef CONFIG_KASAN
+/*
+ * Not a bfq* suite, and meant to fail: a queue read after its free must
+ * make KASAN report it (a report fails the KUnit case it happens in).
+ * scripts/kasan-queue.sh boots the debug kernel for this suite alone and
+ * checks the report; a case that passed would mean the checkers cannot
+ * see a queue used after its free, as on 6.1 without
+ * CONFIG_BFQ_DEBUG_QUEUE_FREE. The grace period is waited for: with
+ * CONFIG_SLUB_RCU_DEBUG the object is poisoned only once it has passed.
+ */
+static void kasan_sees_bfq_queue_uaf(struct kunit *test)
+{
+	struct bfq_queue *bfqq;
+
+	if (!bfq_queue_cache)
+		kunit_skip(test, "bfq's queue cache is not set up");
+	bfqq = kmem_cache_zalloc(bfq_queue_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bfqq);
+	kmem_cache_free(bfq_queue_cache, bfqq);
+	synchronize_rcu();
+	rcu_barrier();
+	/* The use after free, on purpose; its value does not matter. */
+	(void)READ_ONCE(bfqq->ref);
+}
+
+static struct kunit_case kasan_bfq_queue_cases[] = {
+	KUNIT_CASE(kasan_sees_bfq_queue_uaf),
+	{}
+};
+
+static struct kunit_suite kasan_bfq_queue_suite = {
+	.name = "kasan_bfq_queue",
+	.test_cases = kasan_bfq_queue_cases,
+};
+
+kunit_test_suite(kasan_bfq_queue_suite);
+#endif

@@ -162,11 +162,45 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_HW_QUEUEING_DEPTH	4
 
 /*
- * SLAB_TYPESAFE_BY_RCU: bfq_limit_depth() reads a process's queue under
- * rcu_read_lock() without bfq_data.lock; a queue freed meanwhile stays a
- * bfq_queue's memory until the grace period ends.
+ * SLAB_TYPESAFE_BY_RCU: bfq_limit_depth() and bfq_bio_merge() read a
+ * process's queue under rcu_read_lock() without bfq_data.lock; a queue
+ * freed meanwhile stays a bfq_queue's memory until the grace period ends.
+ *
+ * CONFIG_BFQ_DEBUG_QUEUE_FREE (debug kernels): an ordinary cache instead,
+ * so that KASAN reports a queue used after its free (6.1's KASAN does not
+ * poison a SLAB_TYPESAFE_BY_RCU object, whose memory stays a valid object
+ * of the cache, and 6.12's only with CONFIG_SLUB_RCU_DEBUG); those two
+ * readers then take bfq_data.lock (bfq_lockless_lock()).
  */
+#ifdef CONFIG_BFQ_DEBUG_QUEUE_FREE
+#define BFQ_QUEUE_CACHE_FLAGS	0
+#else
+#define BFQ_QUEUE_CACHE_FLAGS	SLAB_TYPESAFE_BY_RCU
+#endif
 static struct kmem_cache *bfq_queue_cache;
+
+#ifdef CONFIG_BFQ_DEBUG_QUEUE_FREE
+static void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+	__acquires(&bfqd->lock)
+{
+	spin_lock_irqsave(&bfqd->lock, *flags);
+}
+
+static void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+	__releases(&bfqd->lock)
+{
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+#else
+/* The production build: the reads stay lock-free, see above. */
+static void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+{
+}
+
+static void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+{
+}
+#endif
 
 static struct bfq_queue *rq_bfqq(struct request *rq)
 {
@@ -1557,12 +1591,18 @@ static struct io_cq *bfq_current_icq_hint(struct request_queue *q)
  * Whether @bic's process has nothing queued: a lock-free peek, like
  * bfq_sync_read_tags()'s, at a queue that may no longer be its own.
  */
-static bool bfq_bic_queue_empty(struct bfq_io_cq *bic)
+static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 {
-	struct bfq_queue *bfqq = READ_ONCE(bic->sync_bfqq);
+	struct bfq_queue *bfqq;
+	unsigned long flags = 0;
+	bool empty;
 
+	bfq_lockless_lock(bfqd, &flags);
+	bfqq = READ_ONCE(bic->sync_bfqq);
 	/* Racy: a stale count costs one merge or one lock, see above. */
-	return bfqq && !data_race(bfqq->nr_queued);
+	empty = bfqq && !data_race(bfqq->nr_queued);
+	bfq_lockless_unlock(bfqd, flags);
+	return empty;
 }
 
 /*
@@ -1588,7 +1628,7 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	rcu_read_lock();
 	if (op_is_sync(bio->bi_opf))
 		bic = icq_to_bic(bfq_current_icq_hint(q));
-	if (bic && bfq_bic_queue_empty(bic)) {
+	if (bic && bfq_bic_queue_empty(bfqd, bic)) {
 		rcu_read_unlock();
 		return false;
 	}
@@ -1757,6 +1797,7 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 	unsigned int tags = 0;
 	bool kept_for = false;
 	u64 now_ns = ktime_get_ns();
+	unsigned long flags = 0;
 
 	rcu_read_lock();
 	icq = bfq_current_icq_hint(data->q);
@@ -1769,6 +1810,7 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 	bic = icq ? icq_to_bic(icq) : NULL;
 	if (bic)
 		WRITE_ONCE(bic->tag_ask_ns, now_ns);
+	bfq_lockless_lock(bfqd, &flags);
 	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
 	if (!bfqq) {
 		/*
@@ -1788,6 +1830,7 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 		 */
 		bfq_tag_note_waiter(bfqd, bic, data->hctx);
 	}
+	bfq_lockless_unlock(bfqd, flags);
 	rcu_read_unlock();
 	return tags;
 }
@@ -2344,7 +2387,7 @@ static int __init bfq_init(void)
 {
 	int ret;
 
-	bfq_queue_cache = KMEM_CACHE(bfq_queue, SLAB_TYPESAFE_BY_RCU);
+	bfq_queue_cache = KMEM_CACHE(bfq_queue, BFQ_QUEUE_CACHE_FLAGS);
 	if (!bfq_queue_cache)
 		return -ENOMEM;
 	ret = bfq_cg_register();

@@ -781,9 +781,10 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 
 /*
  * Rule 8: whether the process of @bfqq, asking at @now_ns, may take the
- * scheduler tags kept for applications a user waits for. No bfq_data.lock:
- * the caller holds rcu_read_lock() and bfq_queue is SLAB_TYPESAFE_BY_RCU,
- * so @bfqq is some queue's memory, maybe no longer this process's;
+ * scheduler tags kept for applications a user waits for. No bfq_data.lock
+ * (but in a CONFIG_BFQ_DEBUG_QUEUE_FREE build): the caller holds
+ * rcu_read_lock() and bfq_queue is SLAB_TYPESAFE_BY_RCU, so @bfqq is
+ * some queue's memory, maybe no longer this process's;
  * data_race() marks the plain reads of fields written under the lock. A
  * wrong answer only moves one tag allocation between the shared tags and
  * the kept ones.

@@ -21,6 +21,8 @@
 #           vm-debug/6.1       the VM tests that apply with bfq built in; the
 #                              boot runs our KUnit suites first
 #           kunit-debug/6.1    those suites' results, from vm-debug's log
+#           kasan-queue/6.1    KASAN reports a bfq_queue read after its free
+#                              (scripts/kasan-queue.sh, a boot of its own)
 #     and, once the debug kernel is built, beside those two:
 #           stress/6.1         the stress matrix's debug boot,
 #                              CHECK_STRESS_SECS (120) of stress
@@ -148,6 +150,9 @@ lane_debug() {
 		make KVER="$k" vmtest-debug
 	step "kunit-debug/$k" "build/$k/results/kunit-debug.txt" \
 		kunit_from_vm_debug "$k"
+	# A boot of its own: the KASAN report it provokes turns lockdep off.
+	step "kasan-queue/$k" "build/$k/results/kasan-queue.txt" \
+		vm scripts/kasan-queue.sh "$k"
 	wait
 }
 

@@ -6,7 +6,8 @@
 # DEBUG_OBJECTS, kmemleak, hung-task and lockup detectors.
 #
 # Config: `make tinyconfig`, the kernel's kvm_guest.config, then our
-# fragment tests/debug/debug.config (merge_config.sh, as kunit.py does);
+# fragment tests/debug/debug.config and the series' own
+# tests/debug/debug-KVER.config (merge_config.sh, as kunit.py does);
 # every =y/=number line of the fragment must hold after olddefconfig, or the
 # script stops and names the lost options. The config is redone only when
 # the fragment changes.
@@ -42,16 +43,19 @@ fail() {
 
 kmake() { make -C "$tree" O="$out" ARCH=x86_64 "$@"; }
 
-stamp=$(cat "$frag" "$0" | sha256sum | cut -c1-16)
+# The series' own additions (options only one of them has), after it.
+frags=("$frag")
+[ ! -f "${frag%.config}-$KVER.config" ] || frags+=("${frag%.config}-$KVER.config")
+stamp=$(cat "${frags[@]}" "$0" | sha256sum | cut -c1-16)
 if [ "$(cat "$out/.frag-stamp" 2>/dev/null)" != "$stamp" ] ||
    [ ! -f "$out/.config" ]; then
 	log "configuring the $KVER debug kernel in $out"
 	kmake -s tinyconfig
 	KCONFIG_CONFIG=$out/.config "$tree/scripts/kconfig/merge_config.sh" \
 		-m -O "$out" "$out/.config" "$tree/kernel/configs/kvm_guest.config" \
-		"$frag" > "$out/merge.log" 2>&1 || fail "merge_config failed: see $out/merge.log"
+		"${frags[@]}" > "$out/merge.log" 2>&1 || fail "merge_config failed: see $out/merge.log"
 	kmake -s olddefconfig
-	lost=$(grep -E '^CONFIG_[A-Z0-9_]+=(y|[0-9]+)$' "$frag" | while read -r l; do
+	lost=$(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=(y|[0-9]+)$' | while read -r l; do
 			grep -qx "$l" "$out/.config" || echo "${l%%=*}"
 		done)
 	[ -z "$lost" ] || fail "options lost in olddefconfig (unmet dependencies): $(echo $lost)"
