@@ -81,7 +81,7 @@ trap 'rm -rf "$tmp"' EXIT
 # of a vmlinux or of a bzImage's vmlinux, extracted once into the cache);
 # fails if it has none.
 btf_of() {
-	local f=$1 magic cache key out vmlinux
+	local f=$1 magic cache key out vmlinux old
 	[ -r "$f" ] || return 1
 	magic=$(od -An -tx1 -N4 "$f" | tr -d ' \n')
 	case "$magic" in
@@ -100,8 +100,11 @@ btf_of() {
 		objcopy -O binary --only-section=.BTF "$vmlinux" "$tmp/btf" 2> /dev/null ||
 			return 1
 		[ "$(od -An -tx1 -N2 "$tmp/btf" | tr -d ' \n')" = 9feb ] || return 1
-		# One BTF kept per image name: the one of its current content.
-		rm -f "$cache/$(basename "$f")"-????????????????.btf
+		# One BTF kept per image name, the one of its current content;
+		# a build extracting the same at once renames over ours.
+		for old in "$cache/$(basename "$f")"-????????????????.btf; do
+			[ "$old" = "$out" ] || rm -f "$old"
+		done
 		mv "$tmp/btf" "$out"
 		rm -f "$tmp/vmlinux"
 	fi
