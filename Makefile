@@ -71,9 +71,20 @@ BLOCK_SRC ?= $(BFQ_CACHE)/$(KVER)/linux/block
 # TEST_HOOKS=1: a test build (bfq-cgroup.c's test_pd_free_delay_ms, ...)
 # in build/<KVER>-hooks/, which the VM tests that need it ship beside ours.
 OUT := $(TOP)/build/$(KVER)$(if $(TEST_HOOKS),-hooks)
+# OUT=dir on the command line: kbuild's M= needs it absolute.
+override OUT := $(abspath $(OUT))
 
 # Kbuild flags a user passes through (make KVER=6.1 W=1 C=2).
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+# After each build, scripts/layout-check.sh compares the private structures
+# of block/ the module was built with (BLOCK_SRC) against the target
+# kernel's BTF, and refuses the module (removed, the build fails) when one
+# differs, or when the target has no BTF to compare with. LAYOUT_BTF names
+# that BTF (a raw BTF file, a vmlinux or a bzImage) where the script does
+# not find it; LAYOUT_CHECK=0 skips the check.
+LAYOUT_CHECK ?= 1
+LAYOUT_BTF ?=
 
 .PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
 	checkpatch intree install uninstall demo debug-kernel vmtest-debug \
@@ -109,6 +120,13 @@ help:
 	@echo '  KDIR=<tree>     a prepared kernel tree or headers (KVER becomes "custom")'
 	@echo '  W=1 C=2         kbuild'"'"'s extra warnings and sparse'
 	@echo '  TEST_HOOKS=1    a test build with race-widening hooks, in build/KVER-hooks/'
+	@echo '  BLOCK_SRC=dir   the block/ of the linux-source whose private headers the'
+	@echo '                  module takes (default: the cached source of the series)'
+	@echo '  LAYOUT_BTF=file the target kernel'"'"'s BTF for the layout check (raw BTF,'
+	@echo '                  vmlinux or bzImage; default: found from KDIR'"'"'s release)'
+	@echo '  LAYOUT_CHECK=0  build without checking block/'"'"'s private structures against'
+	@echo '                  the target kernel'"'"'s BTF (the check refuses a mismatch)'
+	@echo '  OUT=dir         build the module there instead of build/KVER/'
 	@echo '  TESTS="a b"     vmtest: only these tests/vm/ tests'
 	@echo '  VMTEST_QUICK=0  vmtest: the full form of the share and latency tests'
 	@echo '  QUICK=1         lab: the calibration and one case of each kind only'
@@ -131,6 +149,9 @@ modules: fetch
 	@for f in $(SRCS); do ln -sf $$f $(OUT)/; done
 	$(MAKE) -C $(KDIR) M=$(OUT) BFQ_BLOCK_SRC=$(BLOCK_SRC) $(KBUILD_ARGS) \
 		$(if $(TEST_HOOKS),BFQ_TEST_HOOKS=y) modules
+	@LAYOUT_CHECK="$(LAYOUT_CHECK)" LAYOUT_BTF="$(LAYOUT_BTF)" \
+		BFQ_CACHE="$(BFQ_CACHE)" $(TOP)/scripts/layout-check.sh \
+		$(OUT)/bfq.ko $(BLOCK_SRC) $(KDIR) || { rm -f $(OUT)/bfq.ko; exit 1; }
 	@echo "built $(OUT)/bfq.ko"
 
 clean:

@@ -9,9 +9,12 @@
 #   build/KVER           make KVER=KVER W=1 C=2 (objects removed first, so
 #                        every file is compiled and checked again); FAIL on a
 #                        failed build or any compiler, sparse or modpost
-#                        warning
+#                        warning; the build's layout check
+#                        (scripts/layout-check.sh) must pass
 #   intree/KVER          block/bfq.ko built in a kernel tree, Debian's config
 #   checkpatch/<file>    6.12's checkpatch.pl --strict, once
+#   build/layout-mismatch/KVER  tests/build/layout-mismatch.sh: a build with
+#                        an altered struct elevator_queue is refused
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
 # The two after the builds, beside the lanes, which run side by side (the
@@ -129,6 +132,9 @@ build_kver() {
 		echo "== $(wc -l < "$res/build.warnings") warnings:"
 		cat "$res/build.warnings"
 		echo "FAIL: build/$k" > "$res/build.txt"
+	elif ! grep -q '^layout: .* match the BTF of ' "$res/build.log"; then
+		echo "== the layout check did not run (LAYOUT_CHECK=0 set?)"
+		echo "FAIL: build/$k" > "$res/build.txt"
 	else
 		echo "PASS: build/$k" > "$res/build.txt"
 	fi
@@ -192,11 +198,16 @@ for k in $KVERS; do
 	*" $k "*) [ "$lanes" = 1 ] || { lane_debug "$k" & } ;;
 	esac
 done
-# The guests start now; checkpatch and the model check (no guest) beside.
+# The guests start now; checkpatch, the layout check's refusals and the
+# model check (no guest) beside.
 if [ "$lanes" != 1 ]; then
 	for k in $KVERS; do lane_kver "$k" & done
 fi
 step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
+for k in $KVERS; do
+	step "build/layout-mismatch/$k" "build/$k/results/layout-mismatch.txt" \
+		build tests/build/layout-mismatch.sh "$k"
+done
 lk=${KVERS%% *}
 step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
 	env LAB_MODEL_ONLY=1 scripts/lab.sh "$lk"
