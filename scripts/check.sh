@@ -15,6 +15,8 @@
 #   checkpatch/<file>    6.12's checkpatch.pl --strict, once
 #   build/layout-mismatch/KVER  tests/build/layout-mismatch.sh: a build with
 #                        an altered struct elevator_queue is refused
+#   build/version-floor/KVER  tests/build/version-floor.sh: headers saying
+#                        6.1.190 (6.13.0) stop at bfq-compat.h's #error
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
 # The two after the builds, beside the lanes, which run side by side (the
@@ -207,6 +209,8 @@ step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
 for k in $KVERS; do
 	step "build/layout-mismatch/$k" "build/$k/results/layout-mismatch.txt" \
 		build tests/build/layout-mismatch.sh "$k"
+	step "build/version-floor/$k" "build/$k/results/version-floor.txt" \
+		build tests/build/version-floor.sh "$k"
 done
 lk=${KVERS%% *}
 step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
