@@ -109,11 +109,10 @@ else
 	srcid=local
 	tree=$bcache/tree-local
 	mkdir -p "$tree"
-	# Rebuilt only when a file changed.
-	if rsync -a --delete --itemize-changes --exclude=/results --exclude=/config \
-		--exclude=.git "$src"/ "$tree"/ | grep -q .; then
-		rm -f "$tree/.built"
-	fi
+	# The helpers built last time are kept: make builds what changed.
+	rsync -a --delete --exclude=/results --exclude=/config --exclude=.git \
+		--filter='protect /src/*' "$src"/ "$tree"/
+	rm -f "$tree/.built"
 fi
 if [ ! -f "$tree/.built" ]; then
 	log "building blktests' src/ helpers in $tree"
