@@ -197,9 +197,10 @@ demo:
 lab: modules
 	LAB_QUICK=$(if $(QUICK),1,0) $(TOP)/scripts/lab.sh $(KVER) $(EXPS)
 
-# Upstream blktests (tests/README.md, "blktests"): its block, loop and dm
-# groups in a VM, stock bfq then ours made every test device's scheduler by
-# a udev rule; build/KVER/results/blktests-{stock,ours}.txt and a table.
+# Upstream blktests (tests/README.md, "Upstream blktests"): its block,
+# loop and dm groups in a VM, stock bfq then ours made every test device's
+# scheduler by a udev rule; build/KVER/results/blktests-{stock,ours}.txt
+# and a table.
 # Long: not part of make check. BLKTESTS_SRC (environment or command line)
 # names the suite; scripts/blktests.sh lists its other variables.
 BLKTESTS_GROUPS ?= block loop dm

@@ -7,7 +7,8 @@
 # The suite is not ours and not in this repository: it is taken from
 # BLKTESTS_SRC (a git dir or a checkout; default $BFQ_CACHE/blktests/src).
 # A git dir's HEAD (or BLKTESTS_REV) is unpacked with git archive into
-# $BFQ_CACHE/blktests/tree-<commit>; a plain folder is copied to
+# $BFQ_CACHE/blktests/tree-<commit> (a git checkout gives its committed
+# HEAD, not its uncommitted edits); a folder without git is copied to
 # $BFQ_CACHE/blktests/tree-local. Its src/ helpers are built there. With
 # no source at all the script says SKIP and exits 0.
 #
