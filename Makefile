@@ -88,7 +88,7 @@ LAYOUT_BTF ?=
 
 .PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
 	checkpatch intree install uninstall demo debug-kernel vmtest-debug \
-	stress lab
+	stress lab blktests
 
 all: modules
 
@@ -112,6 +112,9 @@ help:
 	@echo '  make vmtest-debug KVER=.. the VM tests that apply, on that kernel'
 	@echo '  make stress KVER=..      the stress matrix on the debug kernel (DURATION=)'
 	@echo '  make lab KVER=..         BFQ'"'"'s published experiments on a disk model'
+	@echo '  make blktests KVER=..    upstream blktests (block loop dm) in a VM, stock bfq'
+	@echo '                           then ours as every test device'"'"'s scheduler; a'
+	@echo '                           table and "N passed, N failed" (long; not in check)'
 	@echo '  make install | uninstall into /lib/modules/<release>/updates/ and depmod'
 	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
 	@echo '  make clean               remove build/'
@@ -134,6 +137,10 @@ help:
 	@echo '  DURATION=N      stress: seconds of stress on the debug kernel (300)'
 	@echo '  BENCH_VM="a b"  bench: the VM tests to run in full'
 	@echo '  BENCH_RUNS="a b" bench: the scripts/bench runs (tput bursts cgshare)'
+	@echo '  BLKTESTS_SRC=dir blktests: the suite, a git dir or a checkout'
+	@echo '                  ($$BFQ_CACHE/blktests/src; none: SKIP)'
+	@echo '  BLKTESTS_GROUPS="a b" blktests: groups or tests (block loop dm)'
+	@echo '  BLKTESTS_IMPL="a b" blktests: the boots (stock ours)'
 	@echo '  BFQ_CACHE=dir   downloaded and built kernels (/var/cache/bfq-lab)'
 	@echo 'More: README.md, tests/README.md, docs/developing.md.'
 
@@ -210,6 +217,18 @@ demo:
 # EXPS="calibrate exp1-maxbudget": those experiments only.
 lab: modules
 	LAB_QUICK=$(if $(QUICK),1,0) $(TOP)/scripts/lab.sh $(KVER) $(EXPS)
+
+# Upstream blktests (tests/README.md, "Upstream blktests"): its block,
+# loop and dm groups in a VM, stock bfq then ours made every test device's
+# scheduler by a udev rule; build/KVER/results/blktests-{stock,ours}.txt
+# and a table.
+# Long: not part of make check. BLKTESTS_SRC (environment or command line)
+# names the suite; scripts/blktests.sh lists its other variables.
+BLKTESTS_GROUPS ?= block loop dm
+BLKTESTS_IMPL ?= stock ours
+blktests: modules
+	BLKTESTS_GROUPS="$(BLKTESTS_GROUPS)" BLKTESTS_IMPL="$(BLKTESTS_IMPL)" \
+		$(TOP)/scripts/blktests.sh $(KVER)
 
 check:
 	$(TOP)/scripts/check.sh

@@ -180,7 +180,8 @@ vm_overlay() {
 # off). Our tests read pids, not task names.
 # vm_boot KVER INITRD LOG TIMEOUT APPEND: boot once; the serial console goes
 # to LOG. Returns qemu's status (124 when the host timeout fired).
-# VM_SMP=N sets the guest's vCPU count (default 2).
+# VM_SMP=N sets the guest's vCPU count (default 2), VM_MEM its memory
+# (default 2G).
 # VM_DEBUG=1 boots the debug kernel of KVER (scripts/debug-kernel.sh) instead
 # of Debian's: bfq (ours), null_blk and scsi_debug are built in, so the boot
 # creates no devices of its own and the guest helpers are told (vmbuiltin=1).
@@ -209,7 +210,7 @@ vm_boot() {
 	local accel=(-accel tcg,thread=multi)
 	[ -n "${VM_ICOUNT:-}" ] && accel=(-accel tcg,thread=single -icount "$VM_ICOUNT")
 	timeout -k 10 "$tmo" qemu-system-x86_64 \
-		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m 2G \
+		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-2G}" \
 		-nographic -no-reboot \
 		-drive "file=$nvme,if=none,id=nvm0,format=raw,discard=unmap" \
 		-device nvme,serial=bfqlab0,drive=nvm0 \
