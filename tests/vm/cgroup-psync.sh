@@ -15,16 +15,6 @@
 . /tests/lib.sh
 G=$CG2/cgp
 PIDS=
-stop_readers() {
-	[ -n "$PIDS" ] && kill $PIDS 2>/dev/null
-	wait
-	PIDS=
-}
-rm_groups() {
-	[ -d $G ] || return 0
-	for d in $(find $G -depth -mindepth 1 -type d); do rmdir "$d"; done
-	rmdir $G
-}
 cleanup() { stop_readers; rm_groups; rm_nullb cgp0; }
 trap 'cleanup >/dev/null 2>&1' EXIT
 if [ "${VM_QUICK:-0}" = 1 ]; then

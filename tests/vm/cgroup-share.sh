@@ -39,16 +39,6 @@
 G=$CG2/cgs
 DM=cgs-lin
 PIDS=
-stop_readers() {
-	[ -n "$PIDS" ] && kill $PIDS 2>/dev/null
-	wait
-	PIDS=
-}
-rm_groups() {
-	[ -d $G ] || return 0
-	for d in $(find $G -depth -mindepth 1 -type d); do rmdir "$d"; done
-	rmdir $G
-}
 # fresh: the groups of the last case gone, G empty again.
 fresh() {
 	rm_groups

@@ -152,6 +152,19 @@ fiosum() {
 	grep -E 'err=|fio:|verify|READ:|WRITE:|issued rwts|IOPS=' "$1"
 }
 
+# stop_readers: kill the background readers listed in PIDS, wait for them.
+stop_readers() {
+	[ -n "$PIDS" ] && kill $PIDS 2>/dev/null
+	wait
+	PIDS=
+}
+# rm_groups: the v2 group G and every group below it, deepest first.
+rm_groups() {
+	[ -d $G ] || return 0
+	for d in $(find $G -depth -mindepth 1 -type d); do rmdir "$d"; done
+	rmdir $G
+}
+
 # cgroups (tests/vm/cgroup-*.sh). A controller is on one hierarchy at a
 # time: the v2 tests enable io under CG2 and leave it mounted; cgroup-v1
 # takes io back from it (no groups, -io) before it mounts blkio on v1.
