@@ -76,21 +76,6 @@ echo $BUDGET > /sys/block/$dev/queue/iosched/max_budget
 MM=$(cat /sys/block/$dev/dev)
 mkdir $G && echo +io > $G/cgroup.subtree_control || die "cannot make $G"
 
-# mkgroups PATH:WEIGHT...: the groups (parents first), their weights, io
-# enabled below each parent.
-mkgroups() {
-	local gw p
-	for gw; do
-		p=$G/${gw%:*}
-		grep -qw io "${p%/*}/cgroup.subtree_control" ||
-			echo +io > "${p%/*}/cgroup.subtree_control" || return 1
-		mkdir "$p" || return 1
-		[ -e "$p/io.bfq.weight" ] || {
-			echo "no io.bfq.weight in $p: $VM_IMPL bfq has no cgroup policy"
-			return 1; }
-		echo "${gw#*:}" > "$p/io.bfq.weight" || return 1
-	done
-}
 # reader GROUP OFFSET_MB [FILE [fio args]]: a reader in G/GROUP.
 reader() {
 	local g=$1 off=$2 f=${3:-/dev/$dev}
@@ -101,47 +86,11 @@ reader() {
 		--output=/dev/null "$@"
 	PIDS="$PIDS $!"
 }
-rkib() { sed -n "s/^$MM rbytes=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
-snap() {
-	local s g
-	s=$(awk '{ print $1 }' /sys/block/$dev/stat)
-	for g; do s="$s $(rkib $g)"; done
-	echo $s
-}
-# measure GROUP...: /tmp/cgs.w gets one line per window: the device's
-# completed requests, then each GROUP's bytes.
-measure() {
-	local g n=0 prev cur i
-	: > /tmp/cgs.w
-	for g; do
-		while [ -z "$(rkib $g)" ]; do
-			n=$((n + 1))
-			[ $n -gt 150 ] && { echo "no I/O in $g after 30 s"; return 1; }
-			sleep 0.2
-		done
-	done
-	sleep $LEAD
-	prev=$(snap "$@")
-	for i in $(seq $ROUNDS); do
-		sleep $WIN
-		cur=$(snap "$@")
-		echo "$prev $cur" | awk '{ n = NF / 2
-			for (i = 1; i <= n; i++) printf "%d ", $(i + n) - $i
-			print "" }' >> /tmp/cgs.w
-		prev=$cur
-	done
-	awk -v w=$WIN -v c=$CNSEC '{ printf "  window %d: device %d req/s (busy %d%%); KiB:", NR, $1 / w, $1 * c / w / 1e7
-		for (i = 2; i <= NF; i++) printf " %d", $i / 1024; print "" }' /tmp/cgs.w
-}
-# ratio_of: each window's ratio of the second group's bytes to the first's.
-ratio_of() { awk '{ printf "%.3f ", ($2 > 0) ? $3 / $2 : 999 }' /tmp/cgs.w; }
-# within X WANT: |X / WANT - 1| <= TOL.
-within() { awk "BEGIN { d = $1 / $2 - 1; exit !(d <= $TOL && d >= -$TOL) }"; }
 # pair_case NAME WANT GROUP1 GROUP2: the median ratio is WANT +-TOL.
 pair_case() {
 	local r m
-	measure "$3" "$4" || { fail "$1: no measurement"; return; }
-	r=$(ratio_of); m=$(echo $r | median)
+	grp_measure "$3" "$4" || { fail "$1: no measurement"; return; }
+	r=$(grp_ratios); m=$(echo $r | median)
 	echo "$1: $4:$3 ratios: $r median $m (want $2)"
 	check "$1: median ratio $m within $PCT% of $2" within "$m" "$2"
 }
@@ -165,11 +114,10 @@ stop_readers; fresh
 mkgroups A:200 B:100 A/A1:100 A/A2:300 B/B1:100 ||
 	die "cannot make the groups of c"
 reader A/A1 0; reader A/A2 256; reader B/B1 512
-if measure A/A1 A/A2 B/B1; then
-	for leaf in "A1 2 0.16667" "A2 3 0.5" "B1 4 0.33333"; do
+if grp_measure A/A1 A/A2 B/B1; then
+	for leaf in "A1 1 0.16667" "A2 2 0.5" "B1 3 0.33333"; do
 		set -- $leaf
-		s=$(awk -v c=$2 '{ t = 0; for (i = 2; i <= NF; i++) t += $i
-			printf "%.4f ", (t > 0) ? $c / t : 0 }' /tmp/cgs.w)
+		s=$(grp_shares $2)
 		m=$(echo $s | median)
 		echo "c: $1 shares: $s median $m (want $3)"
 		check "c: $1's median share $m within $PCT% of $3" within "$m" "$3"
@@ -205,8 +153,8 @@ if dmsetup --noudevsync create $DM --table "0 $secs linear /dev/$dev 0" &&
    [ -e /dev/mapper/$DM ]; then
 	mkgroups e1:100 e2:300 || die "cannot make the groups of e"
 	reader e1 0 /dev/mapper/$DM; reader e2 256 /dev/mapper/$DM
-	measure e1 e2 || fail "e: no measurement"
-	r=$(ratio_of); m=$(echo $r | median)
+	grp_measure e1 e2 || fail "e: no measurement"
+	r=$(grp_ratios); m=$(echo $r | median)
 	echo "e (100:300 via dm-linear): e2:e1 ratios: $r median $m (want 3)"
 	# Users report no fairness on LVM with the stock module, but stock
 	# holds 1:3 here on both kernels (dm-linear remaps each bio in the

@@ -221,6 +221,69 @@ cg_empty() {
 	done
 	return 1
 }
+
+# Group shares (cgroup-share, cgroup-psync). The caller sets G (its v2
+# group), dev and MM (the device and its MAJ:MIN), WIN, ROUNDS, LEAD, TOL.
+#   mkgroups PATH:WEIGHT...  groups under G, parents first, with io enabled
+#                            below each parent and the given io.bfq.weight
+#   grp_measure GROUP...     once every GROUP did I/O and LEAD s more,
+#                            ROUNDS windows of WIN s: GRP_W gets a line per
+#                            window, the device's completed requests, then
+#                            each GROUP's bytes (io.stat, the block layer's
+#                            count); prints them in KiB
+#   grp_ratios               each window's second group's bytes / first's
+#   grp_shares COL           each window's COLth group's part of the total
+#   within X WANT            |X / WANT - 1| <= TOL
+GRP_W=/tmp/grp.w
+mkgroups() {
+	local gw p
+	for gw; do
+		p=$G/${gw%:*}
+		grep -qw io "${p%/*}/cgroup.subtree_control" ||
+			echo +io > "${p%/*}/cgroup.subtree_control" || return 1
+		mkdir "$p" || return 1
+		[ -e "$p/io.bfq.weight" ] || {
+			echo "no io.bfq.weight in $p: $VM_IMPL bfq has no cgroup policy"
+			return 1; }
+		echo "${gw#*:}" > "$p/io.bfq.weight" || return 1
+	done
+}
+grp_rbytes() { sed -n "s/^$MM rbytes=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
+grp_snap() {
+	local s g
+	s=$(awk '{ print $1 }' /sys/block/$dev/stat)
+	for g; do s="$s $(grp_rbytes $g)"; done
+	echo $s
+}
+grp_measure() {
+	local g n=0 prev cur i
+	: > $GRP_W
+	for g; do
+		while [ -z "$(grp_rbytes $g)" ]; do
+			n=$((n + 1))
+			[ $n -gt 150 ] && { echo "no I/O in $g after 30 s"; return 1; }
+			sleep 0.2
+		done
+	done
+	sleep $LEAD
+	prev=$(grp_snap "$@")
+	for i in $(seq $ROUNDS); do
+		sleep $WIN
+		cur=$(grp_snap "$@")
+		echo "$prev $cur" | awk '{ n = NF / 2
+			for (i = 1; i <= n; i++) printf "%d ", $(i + n) - $i
+			print "" }' >> $GRP_W
+		prev=$cur
+	done
+	awk -v w=$WIN '{ printf "  window %d: device %d req/s; KiB:", NR, $1 / w
+		for (i = 2; i <= NF; i++) printf " %d", $i / 1024; print "" }' $GRP_W
+}
+grp_ratios() { awk '{ printf "%.3f ", ($2 > 0) ? $3 / $2 : 999 }' $GRP_W; }
+grp_shares() {
+	awk -v c=$(($1 + 1)) '{ t = 0; for (i = 2; i <= NF; i++) t += $i
+		printf "%.4f ", (t > 0) ? $c / t : 0 }' $GRP_W
+}
+within() { awk "BEGIN { d = $1 / $2 - 1; exit !(d <= $TOL && d >= -$TOL) }"; }
 median() {
 	tr ' ' '\n' | grep . | sort -n |
 		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
