@@ -129,6 +129,11 @@ struct bfq_group {
 	unsigned int busy_sync;		/* busy sync queues directly here */
 	unsigned int busy_weight;	/* weight counted while busy_sync */
 	unsigned int busy_children;	/* child groups with busy_sync */
+	/*
+	 * Rule 15 of bfq-cgroup.c: requests of its queues that hold a
+	 * scheduler tag. Written under bfq_data.lock, read without it.
+	 */
+	unsigned int tags_held;
 	struct bfq_queue *async_bfqq[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 };
 
@@ -154,6 +159,16 @@ static inline struct blkcg_gq *bfqg_to_blkg(struct bfq_group *bfqg)
 static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 {
 	return blkg_to_bfqg(bfqd->queue->root_blkg);
+}
+
+/*
+ * Rule 15 of bfq-cgroup.c: the count of tags held by @bfqg's requests
+ * (NULL: the root group, whose count is @root, in bfq_data).
+ */
+static inline unsigned int *bfq_group_tags_held(struct bfq_group *bfqg,
+						unsigned int *root)
+{
+	return bfqg ? &bfqg->tags_held : root;
 }
 
 /*
@@ -217,6 +232,13 @@ static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 					  struct request *rq, u64 now_ns)
 {
+}
+
+/* Without groups, every request is the root group's. */
+static inline unsigned int *bfq_group_tags_held(struct bfq_group *bfqg,
+						unsigned int *root)
+{
+	return root;
 }
 
 static inline struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd,

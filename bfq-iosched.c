@@ -446,6 +446,29 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 	return bfqq;
 }
 
+/*
+ * Rule 15 of bfq-cgroup.c: a request of @bfqg takes (@up) or gives back
+ * its scheduler tag, counted from the request's binding to its queue
+ * (whose group never changes) to its free; a binding after another
+ * group's notes that several groups have I/O now.
+ */
+static void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
+				bool up)
+{
+	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->root_tags_held);
+
+	lockdep_assert_held(&bfqd->lock);
+	if (WARN_ON_ONCE(!up && !*held))
+		return;
+	/* Read by bfq_group_tagless() without the lock. */
+	WRITE_ONCE(*held, up ? *held + 1 : *held - 1);
+	if (up && bfqg != bfqd->last_tag_group) {
+		bfqd->last_tag_group = bfqg;
+		/* Read by bfq_tags_kept() without the lock. */
+		WRITE_ONCE(bfqd->groups_io_ns, ktime_get_ns());
+	}
+}
+
 /* Bind @rq to the queue it belongs to; the request owns one reference. */
 static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 {
@@ -466,6 +489,7 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 	}
 	bfq_get_queue(bfqq);
 	rq->elv.priv[0] = bfqq;
+	bfq_group_tag_count(bfqd, bfqq->bfqg, true);
 	return bfqq;
 }
 
@@ -1491,6 +1515,7 @@ static void bfq_finish_request(struct request *rq)
 		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
 			bfq_rq_completed(bfqd, bfqq, rq);
 		bfq_inject_forget_rq(bfqd, rq);
+		bfq_group_tag_count(bfqd, bfqq->bfqg, false);
 		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
 		rq->elv.priv[0] = NULL;
 		rq->elv.priv[1] = NULL;
@@ -1707,17 +1732,37 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 }
 
 /*
+ * Rule 15 of bfq-cgroup.c: @bfqq's group holds no scheduler tag while
+ * others do. Lock-free: @bfqq is the asking process's queue, read under
+ * bfq_lockless_lock() and rcu_read_lock(); the group it names, even if the
+ * queue was freed and reused meanwhile, was referenced by a queue after
+ * the RCU read section began, and blk-cgroup frees a group only after a
+ * grace period from its last reference (rule 10).
+ */
+static bool bfq_group_tagless(struct bfq_data *bfqd,
+			      const struct bfq_queue *bfqq)
+{
+	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
+	struct bfq_group *bfqg = data_race(bfqq->bfqg);
+
+	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->root_tags_held)) &&
+	       atomic_read(&bfqd->nr_tagged) > 0;
+}
+
+/*
  * Whether the process of @bfqq may take the scheduler tags kept by rule 8 of
- * bfq-wr.c: an RT queue and those bfq_wr_tag_reserve() names, for whom
- * they are kept; and the queue in service (the device may be idling for
- * its next request) while none of those waits for a tag.
+ * bfq-wr.c: an RT queue, those bfq_wr_tag_reserve() names, and those of a
+ * group holding no tag (rule 15 of bfq-cgroup.c), for whom they are kept;
+ * and the queue in service (the device may be idling for its next request)
+ * while none of those waits for a tag.
  */
 static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns, bool *kept_for)
 {
 	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
-		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns);
+		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
+		    bfq_group_tagless(bfqd, bfqq);
 	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
 			     !bfq_tag_someone_waits(bfqd, now_ns));
 }
@@ -1760,22 +1805,28 @@ static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
 		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
 }
 
+/* Whether @then_ns (0: never) is less than BFQ_TAG_KEEP_MS before @now_ns. */
+static bool bfq_recent(u64 then_ns, u64 now_ns)
+{
+	/* Signed: another CPU may have stored a time later than ours. */
+	return then_ns &&
+	       (s64)(now_ns - then_ns) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC;
+}
+
 /*
  * Whether tags are kept at all: while a raised queue had I/O in the last
- * BFQ_TAG_KEEP_MS, or a process they are kept for waits for one. Otherwise
- * nobody would use them, and on a short queue (2 tags) keeping one idles
- * the device between the requests of bulk readers: at depth 1 a tag
- * always kept costs ten random readers close to a third of their
- * throughput, and a burst of 64 readers a few percent while a journal
- * thread stays raised (see docs/results/).
+ * BFQ_TAG_KEEP_MS, or several groups had (rule 15 of bfq-cgroup.c), or a
+ * process they are kept for waits for one. Otherwise nobody would use
+ * them, and on a short queue (2 tags) keeping one idles the device between
+ * the requests of bulk readers: at depth 1 a tag always kept costs ten
+ * random readers close to a third of their throughput, and a burst of 64
+ * readers a few percent while a journal thread stays raised (see
+ * docs/results/).
  */
 static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 {
-	u64 raised_io_ns = READ_ONCE(bfqd->raised_io_ns);
-
-	/* Signed: another CPU may have stored a time later than ours. */
-	return (raised_io_ns &&
-		(s64)(now_ns - raised_io_ns) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC) ||
+	return bfq_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
+	       bfq_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
 	       bfq_tag_someone_waits(bfqd, now_ns);
 }
 

@@ -393,6 +393,10 @@ struct bfq_data {
 	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
 	u64 raised_io_ns;		/* last arrival or completion, raised */
+	/* Rule 15 of bfq-cgroup.c; the last two under lock */
+	u64 groups_io_ns;		/* last insert after another group's */
+	unsigned int root_tags_held;	/* the root group's bfq_group.tags_held */
+	const struct bfq_group *last_tag_group;	/* compared, never read */
 	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
