@@ -4,6 +4,9 @@
 #   vm/KVER-bench/...  the VM tests' full form (VMTEST_QUICK=0): BENCH_VM,
 #                      default lowlat-d1 lowlat-d32 merge-coop core-share
 #                      cgroup-share lowlat-share
+#   vm/KVER-bench/cgroup-psync  the group shares of one-request-at-a-time
+#                      readers, the whole matrix, under -icount with one
+#                      vCPU (BENCH_PSYNC=0 leaves it out; about 80 min)
 #   lab/KVER/...       the lab's quick run on the disk model (make lab
 #                      QUICK=1: calibration, one share and one start-up
 #                      case with their guards); BENCH_LAB=0 leaves it out
@@ -76,24 +79,28 @@ if ! make --no-print-directory KVER="$KVER" > "$logdir/build.log" 2>&1; then
 	echo "FAIL: bench/$KVER/build" | tee -a "$all"
 fi
 
-if [ -n "$VMS" ] && ! grep -q '^FAIL:' "$all"; then
-	echo "== vm/$KVER: $VMS (full form)"
+# vm_step LABEL "TESTS" [VAR=value...]: the VM tests' full form, in one
+# guest booted with the given environment; verdicts as vm-bench/KVER/TEST.
+vm_step() {
+	local label=$1 tests=$2 s rc took glog t
+	shift 2
+	echo "== vm/$KVER: $tests (full form${*:+, $*})"
 	s=$SECONDS
 	# shellcheck disable=SC2086 # a list of test names
-	VMTEST_QUICK=0 VMTEST_TIER=bench scripts/vmtest.sh "$KVER" $VMS \
-		> "$logdir/vm.log" 2>&1 && rc=0 || rc=$?
+	env "$@" VMTEST_QUICK=0 VMTEST_TIER=bench scripts/vmtest.sh "$KVER" $tests \
+		> "$logdir/vm-$label.log" 2>&1 && rc=0 || rc=$?
 	took=$((SECONDS - s))
-	sed 's|: vm/|: vm-bench/|' "build/$KVER/results/vmtest.txt" > "$logdir/vm.txt"
-	verdict "vm-bench/$KVER" $rc "$logdir/vm.txt" > "$logdir/vm.verdict"
-	cat "$logdir/vm.verdict"
-	echo "| VM tests, full form: $VMS | $took s | $(grep -c '^PASS' "$logdir/vm.verdict") passed, $(grep -c '^FAIL' "$logdir/vm.verdict") failed |" >> "$steps"
-	glog=$(sed -n 's/.*guest log: //p' "$logdir/vm.log" | tail -n 1)
+	sed 's|: vm/|: vm-bench/|' "build/$KVER/results/vmtest.txt" > "$logdir/vm-$label.txt"
+	verdict "vm-bench/$KVER" $rc "$logdir/vm-$label.txt" > "$logdir/vm-$label.verdict"
+	cat "$logdir/vm-$label.verdict"
+	echo "| VM tests, full form: $tests${*:+ ($*)} | $took s | $(grep -c '^PASS' "$logdir/vm-$label.verdict") passed, $(grep -c '^FAIL' "$logdir/vm-$label.verdict") failed |" >> "$steps"
+	glog=$(sed -n 's/.*guest log: //p' "$logdir/vm-$label.log" | tail -n 1)
 	[ -n "$glog" ] || glog=$(ls -t "build/$KVER"/vm-logs/*.log 2>/dev/null | head -1)
 	{
-		echo "## VM tests, full form"
+		echo "## VM tests, full form${*:+ ($*)}"
 		echo
-		for t in $VMS; do
-			echo "### $t: $(grep -E "^(PASS|FAIL|SKIP): vm-bench/$KVER/$t( |$)" "$logdir/vm.txt" | cut -d: -f1)"
+		for t in $tests; do
+			echo "### $t: $(grep -E "^(PASS|FAIL|SKIP): vm-bench/$KVER/$t( |$)" "$logdir/vm-$label.txt" | cut -d: -f1)"
 			echo
 			echo '```'
 			# What the test printed, less fio's and the helpers' chatter.
@@ -112,6 +119,16 @@ if [ -n "$VMS" ] && ! grep -q '^FAIL:' "$all"; then
 			echo
 		done
 	} >> "$body"
+}
+
+if [ -n "$VMS" ] && ! grep -q '^FAIL:' "$all"; then
+	vm_step tcg "$VMS"
+fi
+# The one-request-at-a-time group shares (cgroup-psync): where the device,
+# not the guest's CPU, must be the limit, so under -icount (one vCPU).
+if [ "${BENCH_PSYNC:-1}" = 1 ] && ! grep -q '^FAIL: bench/.*/build' "$all"; then
+	vm_step psync cgroup-psync "VM_ICOUNT=${VM_ICOUNT-shift=0,sleep=off}" \
+		"VM_SMP=${VM_SMP:-1}"
 fi
 
 if [ "${BENCH_LAB:-1}" = 1 ] && ! grep -q '^FAIL: bench/.*/build' "$all"; then

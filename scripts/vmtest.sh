@@ -135,6 +135,9 @@ boot_once() {
 	done
 	list=${list#,}
 	host_tmo=$((wd + 60))
+	# Under -icount the guest's limits are in its own seconds, which the
+	# host takes up to ~4x as long to run (one vCPU thread): room for it.
+	[ -z "${VM_ICOUNT:-}" ] || host_tmo=$((host_tmo * 6))
 	# What runs before /init (KUnit at boot) is outside the guest's watchdog.
 	[ -z "$append" ] || host_tmo=$((host_tmo + 300))
 	log "booting $KVER ($impl bfq.ko) for: $* (log: $blog)"
