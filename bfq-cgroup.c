@@ -129,7 +129,8 @@
  *    losing its share to groups whose queues stay backlogged, so with
  *    several busy groups the device idles, unless the groups are alike:
  *    siblings (one parent), of one weight, each holding the same number
- *    of busy sync queues, with no busy queue of the root group beside
+ *    of busy sync queues (with requests queued, in service, or with
+ *    requests in the device), with no busy queue of the root group beside
  *    them. Then every group is served as every other, idling or not, and
  *    skipping the idle slice costs no group its share; without this rule
  *    64 containers of one random reader each lose half the IOPS they get

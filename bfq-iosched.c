@@ -571,7 +571,16 @@ static void bfq_group_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfqd->busy_groups--;
 }
 
-/* Busy sync queues by (class, level) and by group, for bfq_symmetric(). */
+/*
+ * Busy sync queues by (class, level) and by group, for bfq_symmetric(): a
+ * queue counts from its first queued request until it has nothing queued,
+ * is not in service and has nothing in the device. The requests in the
+ * device count because a process that does one request at a time has
+ * nothing queued while its request is served: on a deep device four such
+ * readers in one group and one in another would look like one busy queue
+ * each, the groups alike (rule 13 of bfq-cgroup.c), and the device would
+ * not idle for the lone reader's share.
+ */
 static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	unsigned int *n;
@@ -823,7 +832,8 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq,
 
 	if (!bfqq->nr_queued && bfqq != bfqd->in_service_bfqq) {
 		bfq_entity_deactivate(&bfqq->entity);
-		bfq_busy_clear(bfqd, bfqq);
+		if (!to_driver && !bfqq->nr_in_driver)
+			bfq_busy_clear(bfqd, bfqq);
 		if (!to_driver)
 			bfq_wr_maybe_idle(bfqd, bfqq, ktime_get_ns());
 	}
@@ -1087,7 +1097,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 			 entity->budget_sectors);
 	bfq_log(bfqd, bfqq, "expire %s served=%u charge=%u next_budget=%u",
 		bfq_expire_names[why], served, charge, entity->budget_sectors);
-	if (!bfqq->nr_queued)
+	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
 		bfq_busy_clear(bfqd, bfqq);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
@@ -1420,6 +1430,9 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
+	if (!bfqq->nr_in_driver && !bfqq->nr_queued &&
+	    bfqq != bfqd->in_service_bfqq)
+		bfq_busy_clear(bfqd, bfqq);
 	bfq_cg_stat_completed(bfqq->bfqg, rq, now_ns);
 	bfqq->last_done_ns = now_ns;
 	if (bfqq->wr.coeff > 1) {

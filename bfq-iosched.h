@@ -210,7 +210,7 @@ struct bfq_queue {
 	u64 last_done_ns;		/* its last completion */
 	u64 think_ns;			/* mean completion-to-next-request gap */
 
-	/* Counted in bfq_data.busy_sync while backlogged or in service. */
+	/* In bfq_data.busy_sync: backlogged, in service or in the device. */
 	bool busy;
 	enum bfq_class busy_class;
 	unsigned short busy_level;
