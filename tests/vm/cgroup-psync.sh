@@ -39,7 +39,8 @@
 #       low_latency 0, on a 4 ms device (250 requests a second, well
 #       within the guest's CPU), 3 windows of 2 s, within 15%.
 # Environment (the matrix's parts, for make bench's steps and for
-# investigations; KEY=value on the guest's command line): CGP_DEPTHS
+# investigations; KEY=value on the guest's command line, lists with commas
+# there): CGP_DEPTHS
 # ("1 32"), CGP_RWS ("read randread"), CGP_LLS ("0 1"), CGP_CASES
 # ("a b c d e f g"), CGP_CNSEC (completion time in ns), CGP_TPUT (0: no
 # throughput check), CGP_BUDGET (max_budget; 0: automatic), CGP_NR
@@ -68,6 +69,9 @@ else
 	CNSEC=${CGP_CNSEC:-100000} TPUT=${CGP_TPUT:-1}
 	BUDGET=${CGP_BUDGET:-1024}
 fi
+# Lists from the kernel command line come comma-separated.
+DEPTHS=$(echo $DEPTHS | tr , ' ') RWS=$(echo $RWS | tr , ' ')
+LLS=$(echo $LLS | tr , ' ') CASES=$(echo $CASES | tr , ' ')
 PCT=$(awk -v t=$TOL 'BEGIN { printf "%g", t * 100 }')
 
 load_bfq || die "insmod of the $VM_IMPL bfq.ko failed"
