@@ -12,14 +12,15 @@
  *    empty and bfq_should_idle() said to wait), requests of the queue the
  *    service order names next (bfq_sched_peek()) are dispatched, at most
  *    bfq_inject_limit() of them in the device at once. Only where idling
- *    serves throughput (the busy queues are symmetric and the queue in
- *    service is sequential), not where it serves the weights or a raised
- *    queue: where weights differ, the idle time is what keeps the heavier
- *    queue's share; and an application starting (bfq-wr.c rule 5) needs
- *    the CPU as much as the device, which the injected requests' owners
- *    and completions take from it: injecting while idling for a starting
- *    application can make its start-up under ten readers up to twice as
- *    long (see docs/results/).
+ *    serves throughput (the busy queues are symmetric, their groups alike
+ *    by rule 13 of bfq-cgroup.c, and the queue in service is sequential),
+ *    not where it serves the weights or a raised queue: where weights
+ *    differ, or groups do, the idle time is what keeps the heavier
+ *    queue's or group's share; and an application starting (bfq-wr.c
+ *    rule 5) needs the CPU as much as the device, which the injected
+ *    requests' owners and completions take from it: injecting while
+ *    idling for a starting application can make its start-up under ten
+ *    readers up to twice as long (see docs/results/).
  * 2. The limit is learned. The request the device idled for is a probe:
  *    the time from its arrival to its completion is its wait. Waits with
  *    nothing injected ahead form the base (a moving average); a wait with
@@ -297,10 +298,12 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 /*
  * Rules 1 and 4: the queue to dispatch from while the device idles for
  * @cur, or NULL to leave the device idle; @now_ns is the dispatch's clock
- * reading.
+ * reading, @symmetric whether the busy queues and groups are alike
+ * (bfq_symmetric(): where they are not, the idle time keeps the shares).
  */
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
-				  struct bfq_queue *cur, u64 now_ns)
+				  struct bfq_queue *cur, u64 now_ns,
+				  bool symmetric)
 {
 	struct bfq_queue *waker = cur->inj.waker;
 	struct bfq_entity *next;
@@ -312,7 +315,7 @@ struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 		return NULL;
 	if (waker && waker->nr_queued && !cur->nr_in_driver)
 		return waker;
-	if (bfq_wr_protected(bfqd, cur, now_ns) || bfqd->busy_kinds > 1)
+	if (bfq_wr_protected(bfqd, cur, now_ns) || !symmetric)
 		return NULL;
 	if (bfqd->inj.in_driver >= bfq_inject_limit(&bfqd->inj.learn, now_ns))
 		return NULL;

@@ -1205,7 +1205,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 					     struct bfq_queue *cur, u64 now_ns)
 {
-	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur, now_ns);
+	struct bfq_queue *bfqq = bfq_inject_pick(bfqd, cur, now_ns,
+						 bfq_symmetric(bfqd, cur));
 	struct request *rq;
 
 	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))

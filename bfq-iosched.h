@@ -589,7 +589,8 @@ void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      struct request *rq, u64 now_ns);
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
-				  struct bfq_queue *cur, u64 now_ns);
+				  struct bfq_queue *cur, u64 now_ns,
+				  bool symmetric);
 void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   struct bfq_queue *cur, unsigned int sectors);
 void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
