@@ -87,7 +87,7 @@ LAYOUT_CHECK ?= 1
 LAYOUT_BTF ?=
 
 .PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
-	checkpatch intree install uninstall demo debug-kernel vmtest-debug \
+	checkpatch intree install uninstall demo debug-kernel vmtest-debug debug-tests \
 	stress lab blktests
 
 all: modules
@@ -110,6 +110,7 @@ help:
 	@echo '  make intree KVER=..      our files in a kernel tree'"'"'s block/, built there'
 	@echo '  make debug-kernel KVER=.. the kernel with our bfq built in and the checkers on'
 	@echo '  make vmtest-debug KVER=.. the VM tests that apply, on that kernel'
+	@echo '  make debug-tests         their names (DEBUG_TESTS=)'
 	@echo '  make stress KVER=..      the stress matrix on the debug kernel (DURATION=)'
 	@echo '  make lab KVER=..         BFQ'"'"'s published experiments on a disk model'
 	@echo '  make blktests KVER=..    upstream blktests (block loop dm) in a VM, stock bfq'
@@ -186,6 +187,11 @@ DEBUG_TESTS ?= tunables fio-verify fio-slowdev scsi-debug core-classes \
 	core-observe core-strict cgroup-v1 discard
 vmtest-debug:
 	VMTEST_DEBUG=1 $(TOP)/scripts/vmtest.sh $(KVER) $(DEBUG_TESTS)
+
+# Their names (make check leaves them out of vm/KVER where vm-debug/KVER
+# runs them).
+debug-tests:
+	@echo $(DEBUG_TESTS)
 
 checkpatch: fetch
 	$(TOP)/scripts/checkpatch.sh $(KVER)

@@ -20,7 +20,8 @@
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
 # The two after the builds, beside the lanes, which run side by side (the
-# debug lane as soon as intree/6.1 is done, the others once every build is):
+# debug lane as soon as intree/6.1 is done, the others once the
+# out-of-tree builds are):
 #   debug   debug-kernel/6.1   KASAN, lockdep, ...; our bfq and our KUnit
 #                              suites built in (tests/debug/debug.config)
 #           vm-debug/6.1       the VM tests that apply with bfq built in; the
@@ -30,12 +31,15 @@
 #                              (scripts/kasan-queue.sh, a boot of its own)
 #     and, once the debug kernel is built, beside those two:
 #           stress/6.1         the stress matrix's debug boot,
-#                              CHECK_STRESS_SECS (120) of stress
+#                              CHECK_STRESS_SECS (72) of stress over
+#                              CHECK_STRESS_SCENARIOS (six of them)
 #                              (CHECK_STRESS_BOOTS="debug debian" adds the
 #                              boot of Debian's kernel with our module)
 #   6.1     vm/6.1             the functional VM tests, share and latency
-#                              tests in their quick form (VMTEST_QUICK=1)
-#   6.12    vm/6.12
+#                              tests in their quick form (VMTEST_QUICK=1);
+#                              one vCPU, and not the tests vm-debug/6.1
+#                              runs (make debug-tests)
+#   6.12    vm/6.12            the same, every test, two vCPUs
 #           kunit/6.12         kunit.py: its own small kernel, built when
 #                              our sources changed, and booted
 # The debug kernel is the longest build and the debug lane the longest
@@ -52,13 +56,18 @@
 # over all PASS/FAIL lines; exit status 1 if any failed.
 #
 # Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
-# 6.1), CHECK_STRESS_SECS (120), CHECK_STRESS_BOOTS (debug),
+# 6.1), CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
+# CHECK_STRESS_BOOTS (debug),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$BFQ_TOP"
 
 KVERS=${CHECK_KVERS:-6.1 6.12}
+# The stress scenarios of make check: the lifetimes (elevator switch, device
+# removal, cgroup removal, shared io contexts, queue merging) and tunables
+# written under I/O. make stress runs every scenario.
+check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
@@ -151,7 +160,8 @@ lane_debug() {
 	# tunables, unloading): the stress matrix's second boot would repeat it.
 	step "stress/$k" "build/$k/results/stress.txt" \
 		vm env STRESS_BOOTS="${CHECK_STRESS_BOOTS:-debug}" \
-		make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-120}" &
+		STRESS_SCENARIOS="${CHECK_STRESS_SCENARIOS-$check_stress}" \
+		make KVER="$k" stress DURATION="${CHECK_STRESS_SECS:-72}" &
 	# The KUnit suites run in vm-debug's boot, before its tests.
 	step "vm-debug/$k" "build/$k-debug/results/vmtest.txt" \
 		vm env VMTEST_APPEND="kunit.enable=1 kunit.filter_glob=bfq*" \
@@ -175,8 +185,17 @@ kunit_from_vm_debug() {
 # debug kernel runs the suites.
 lane_kver() {
 	local k=$1
+	case " $DEBUG_KVERS " in
+	*" $k "*)
+		# The debug lane boots this series with two vCPUs and runs the
+		# tests of vmtest-debug there, under the checkers: this boot
+		# leaves those out and takes one vCPU (a quarter less time).
+		step "vm/$k" "build/$k/results/vmtest.txt" vm env VM_SMP=1 \
+			VMTEST_SKIP="$(make -s --no-print-directory debug-tests)" \
+			make KVER="$k" vmtest
+		return 0 ;;
+	esac
 	step "vm/$k" "build/$k/results/vmtest.txt" vm make KVER="$k" vmtest
-	case " $DEBUG_KVERS " in *" $k "*) return 0 ;; esac
 	step "kunit/$k" "build/$k/results/kunit.txt" build make KVER="$k" kunit
 }
 
@@ -193,6 +212,13 @@ wait
 lanes=${CHECK_LANES:-3}
 for k in $KVERS; do
 	step "build/$k" "build/$k/results/build.txt" build_kver "$k"
+done
+# The guests start now; the in-tree builds, checkpatch, the layout check's
+# refusals and the model check (no guest) beside.
+if [ "$lanes" != 1 ]; then
+	for k in $KVERS; do lane_kver "$k" & done
+fi
+for k in $KVERS; do
 	step "intree/$k" "build/$k/results/intree.txt" make KVER="$k" intree
 	# The debug kernel's build is the longest step from cold: it starts as
 	# soon as its tree is free (intree.sh's lock) and our module is built.
@@ -200,11 +226,6 @@ for k in $KVERS; do
 	*" $k "*) [ "$lanes" = 1 ] || { lane_debug "$k" & } ;;
 	esac
 done
-# The guests start now; checkpatch, the layout check's refusals and the
-# model check (no guest) beside.
-if [ "$lanes" != 1 ]; then
-	for k in $KVERS; do lane_kver "$k" & done
-fi
 step checkpatch build/6.12/results/checkpatch.txt make KVER=6.12 checkpatch
 for k in $KVERS; do
 	step "build/layout-mismatch/$k" "build/$k/results/layout-mismatch.txt" \
