@@ -1,70 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of bfq-iosched.c's request-free logic: tunable parsing,
- * ioprio mapping, the charge of a timed-out turn, and the references of
- * sync queues through a randomized sequence of queue merges, splits,
- * ioprio changes and exits (bfq-merge.c) with the real queue allocator.
+ * KUnit tests of bfq-iosched.c's request-free logic: ioprio mapping, the
+ * charge of a timed-out turn, and the references of sync queues through a
+ * randomized sequence of queue merges, splits, ioprio changes and exits
+ * (bfq-merge.c) with the real queue allocator.
  * #included at the end of bfq-iosched.c.
  */
 #include <kunit/test.h>
 
 #include "bfq-test.h"
-
-struct bfq_parse_case {
-	const char *desc;
-	enum bfq_tunable_id id;
-	const char *input;
-	int err;		/* expected return */
-	u64 stored;		/* expected stored value when err == 0 */
-};
-
-static const struct bfq_parse_case bfq_parse_cases[] = {
-	{ "slice_idle ms to ns", BFQ_T_SLICE_IDLE, "8\n", 0, 8000000 },
-	{ "slice_idle_us to ns", BFQ_T_SLICE_IDLE_US, "250", 0, 250000 },
-	{ "slice_idle 0 disables", BFQ_T_SLICE_IDLE, "0", 0, 0 },
-	{ "slice_idle above max", BFQ_T_SLICE_IDLE, "1001", -EINVAL, 0 },
-	{ "max_budget auto", BFQ_T_MAX_BUDGET, "0", 0, 0 },
-	{ "max_budget sectors", BFQ_T_MAX_BUDGET, "16384\n", 0, 16384 },
-	{ "timeout_sync 0", BFQ_T_TIMEOUT_SYNC, "0", -EINVAL, 0 },
-	{ "low_latency 2", BFQ_T_LOW_LATENCY, "2", -EINVAL, 0 },
-	{ "back_seek_penalty 0", BFQ_T_BACK_SEEK_PENALTY, "0", -EINVAL, 0 },
-	{ "text", BFQ_T_FIFO_EXPIRE_SYNC, "abc", -EINVAL, 0 },
-	{ "negative", BFQ_T_FIFO_EXPIRE_ASYNC, "-1", -EINVAL, 0 },
-	{ "empty", BFQ_T_BACK_SEEK_MAX, "", -EINVAL, 0 },
-	{ "newline only", BFQ_T_BACK_SEEK_MAX, "\n", -EINVAL, 0 },
-	{ "trailing garbage", BFQ_T_TIMEOUT_SYNC, "12x", -EINVAL, 0 },
-	{ "two newlines", BFQ_T_TIMEOUT_SYNC, "12\n\n", -EINVAL, 0 },
-	{ "overflow u64", BFQ_T_MAX_BUDGET, "99999999999999999999", -ERANGE, 0 },
-	{ "hex is not decimal", BFQ_T_MAX_BUDGET, "0x10", -EINVAL, 0 },
-};
-
-BFQ_KUNIT_TABLE(bfq_parse, bfq_parse_cases, bfq_parse_case);
-
-static void bfq_tunable_parse_table(struct kunit *test)
-{
-	const struct bfq_parse_case *c = test->param_value;
-	u64 stored = 12345;
-	int err;
-
-	err = bfq_tunable_parse(&bfq_tunable_descs[c->id], c->input, &stored);
-	KUNIT_EXPECT_EQ(test, err, c->err);
-	/* A rejected write leaves the destination untouched. */
-	KUNIT_EXPECT_EQ(test, stored, c->err ? 12345ULL : c->stored);
-}
-
-/* Every tunable's bounds survive the conversion to its stored unit. */
-static void bfq_tunable_descs_no_overflow(struct kunit *test)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(bfq_tunable_descs); i++) {
-		const struct bfq_tunable_desc *d = &bfq_tunable_descs[i];
-
-		KUNIT_EXPECT_LE_MSG(test, d->min, d->max, "tunable %d", i);
-		KUNIT_EXPECT_LE_MSG(test, d->max, U64_MAX / d->scale,
-				    "tunable %d", i);
-	}
-}
 
 static void bfq_class_of_classes(struct kunit *test)
 {
@@ -264,99 +208,16 @@ static void bfq_turn_with_debt_dispatches(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bfq_budget_left_for(bfqq, rq));
 }
 
-/*
- * Rule 15 of bfq-cgroup.c: the tags kept by rule 8 of bfq-wr.c go also to
- * a process whose group holds no tag while another group holds some, and
- * are kept while the requests of several groups follow one another; with
- * every queue in the root group nothing changes.
- */
-static void bfq_group_tags_kept_for_tagless(struct kunit *test)
-{
-	struct bfq_data *bfqd = bfq_test_bfqd(test);
-	struct bfq_queue *qb = bfq_test_queue(test, bfqd, 2);
-	u64 now_ns;
-	bool kept_for;
-#ifdef CONFIG_BFQ_GROUP_IOSCHED
-	struct bfq_queue *qa = bfq_test_queue(test, bfqd, 1);
-	struct bfq_group *ga, *gb;
-#endif
-
-	/* Rule 8's own reasons to keep tags off: no raising. */
-	bfqd->tun.low_latency = 0;
-
-	/* Flat: one request of the root group holds a tag. */
-	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, NULL, true);
-	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 1);
-	now_ns = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 1U);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
-	KUNIT_EXPECT_FALSE(test, kept_for);
-	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, now_ns));
-	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, NULL, false);
-	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 0U);
-
-#ifdef CONFIG_BFQ_GROUP_IOSCHED
-	/* Two groups: A's request holds the only tag taken. */
-	ga = kunit_kzalloc(test, sizeof(*ga), GFP_KERNEL);
-	gb = kunit_kzalloc(test, sizeof(*gb), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ga);
-	KUNIT_ASSERT_NOT_NULL(test, gb);
-	qa->bfqg = ga;
-	qb->bfqg = gb;
-	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, ga, true);
-	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 1);
-	now_ns = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, ga->tags_held, 1U);
-	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
-	/* B holds none: its process may take the kept tags. */
-	KUNIT_EXPECT_TRUE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
-	KUNIT_EXPECT_TRUE(test, kept_for);
-	/* A holds one, and is not in service: it may not. */
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qa, now_ns, &kept_for));
-	KUNIT_EXPECT_FALSE(test, kept_for);
-	/* Nor may B once it holds one too. */
-	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, gb, true);
-	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 2);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
-	/* Kept for BFQ_TAG_KEEP_MS after the last change of group. */
-	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
-	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, bfqd->groups_io_ns +
-					       BFQ_TAG_KEEP_MS * NSEC_PER_MSEC));
-	/* Every tag given back: nobody holds one, nothing to keep for. */
-	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, ga, false);
-	bfq_group_tag_count(bfqd, gb, false);
-	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 0);
-	KUNIT_EXPECT_EQ(test, gb->tags_held, 0U);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
-	qa->bfqg = NULL;
-	qb->bfqg = NULL;
-#endif
-}
-
 static struct kunit_case bfq_iosched_cases[] = {
-	KUNIT_CASE_PARAM(bfq_tunable_parse_table, bfq_parse_gen_params),
-	KUNIT_CASE(bfq_tunable_descs_no_overflow),
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
-	KUNIT_CASE(bfq_group_tags_kept_for_tagless),
 	{}
 };
 
 static struct kunit_suite bfq_iosched_suite = {
-	.name = "bfq_tunables",
+	.name = "bfq_iosched",
 	.test_cases = bfq_iosched_cases,
 };
 

@@ -18,11 +18,12 @@
  *    (FIFO) so that none waits past fifo_expire_{sync,async}.
  *
  * 3. Service. Backlogged queues are entities of the service layer
- *    (bfq-wf2q.c). The dispatch hook asks it which entity's turn it is,
- *    takes that queue's next request and charges its size to the entity's
- *    budget. The skeleton serves turns in round robin; the B-WF2Q+ tree,
- *    idling and budget feedback of the "BFQ core" issue plug in behind the
- *    same calls.
+ *    (bfq-wf2q.c). The dispatch hook asks it which entity's turn it is
+ *    (B-WF2Q+ over each class's tree, groups above queues), takes that
+ *    queue's next request and charges its size to the entity's budget; a
+ *    turn ends when the queue empties and idling would not pay, its budget
+ *    is used, it times out or a queue of a higher class preempts it, and
+ *    bfq-budget.c sizes the next budget from how it ended.
  *
  * 4. Requests inserted at the head (requeues, flush sequences) and requests
  *    blk-mq did not prepare through us bypass the queues in
@@ -45,6 +46,11 @@
  *    finds a request ending where a bio or request begins; the elevator
  *    core calls us back for each merge. Multi-range discards stay out of
  *    it: the core merges those without the callback (bfq_add_request()).
+ *
+ * 8. Around the life cycle, in files of their own: the scheduler-tag
+ *    policy, whose hooks (limit_depth, depth_updated, init_hctx) run before
+ *    a request exists (bfq-tags.c); the tunables (bfq-sysfs.c); and the
+ *    debugfs files (bfq-debugfs.c).
  *
  * References (all counted in bfq_queue.ref, under bfq_data.lock):
  *  - a bfq_io_cq owns one reference to its sync queue, dropped in exit_icq
@@ -110,28 +116,6 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_DEFAULT_BUDGET_SECTORS	(16 * 1024)
 
 /*
- * Limits of the tag space for writes and async I/O, so reads are not
- * starved of tags: percent of the scheduler's tags.
- */
-#define BFQ_ASYNC_DEPTH_PCT		50
-#define BFQ_SYNC_WRITE_DEPTH_PCT	75
-/*
- * bfq-wr.c's rule 8: the part of the scheduler tags (rounded up: one of
- * the two of a one-request device) that sync reads of processes whose next
- * request no user waits for leave free. An eighth: a deep queue keeps
- * nearly all of its tags for the bulk readers, whose throughput needs
- * them; a short one keeps one.
- */
-#define BFQ_TAG_RESERVE_DIV		8
-/*
- * Tags are kept while a raised queue had I/O this recently: longer than an
- * application's pauses between its reads (a few ms of computing, more on a
- * busy CPU), shorter than a video's 40 ms frame period, whose next frame
- * waits at most one completion when it finds no tag (the waiter rule).
- */
-#define BFQ_TAG_KEEP_MS			20
-
-/*
  * State of a request we prepared, kept in rq->elv.priv[1]: two flags, and
  * above them the sectors it had when dispatched (blk-mq has counted them
  * down to zero by the time finish_request runs).
@@ -179,29 +163,6 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #endif
 static struct kmem_cache *bfq_queue_cache;
 
-#ifdef CONFIG_BFQ_DEBUG_QUEUE_FREE
-static void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
-	__acquires(&bfqd->lock)
-{
-	spin_lock_irqsave(&bfqd->lock, *flags);
-}
-
-static void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
-	__releases(&bfqd->lock)
-{
-	spin_unlock_irqrestore(&bfqd->lock, flags);
-}
-#else
-/* The production build: the reads stay lock-free, see above. */
-static void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
-{
-}
-
-static void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
-{
-}
-#endif
-
 static struct bfq_queue *rq_bfqq(struct request *rq)
 {
 	return rq->elv.priv[0];
@@ -230,11 +191,6 @@ static void rq_mark_dispatched(struct request *rq)
 static unsigned int rq_dispatched_sectors(struct request *rq)
 {
 	return rq_state(rq) >> BFQ_RQ_SECTORS_SHIFT;
-}
-
-static struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
-{
-	return icq ? container_of(icq, struct bfq_io_cq, icq) : NULL;
 }
 
 static const char *const bfq_expire_names[] = {
@@ -446,29 +402,6 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 	return bfqq;
 }
 
-/*
- * Rule 15 of bfq-cgroup.c: a request of @bfqg takes (@up) or gives back
- * its scheduler tag, counted from the request's binding to its queue
- * (whose group never changes) to its free; a binding after another
- * group's notes that several groups have I/O now.
- */
-static void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
-				bool up)
-{
-	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->root_tags_held);
-
-	lockdep_assert_held(&bfqd->lock);
-	if (WARN_ON_ONCE(!up && !*held))
-		return;
-	/* Read by bfq_group_tagless() without the lock. */
-	WRITE_ONCE(*held, up ? *held + 1 : *held - 1);
-	if (up && bfqg != bfqd->last_tag_group) {
-		bfqd->last_tag_group = bfqg;
-		/* Read by bfq_tags_kept() without the lock. */
-		WRITE_ONCE(bfqd->groups_io_ns, ktime_get_ns());
-	}
-}
-
 /* Bind @rq to the queue it belongs to; the request owns one reference. */
 static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 {
@@ -504,8 +437,8 @@ static u64 bfq_fifo_expire_ms(struct bfq_data *bfqd, struct request *rq)
 		READ_ONCE(bfqd->tun.fifo_expire_async_ms);
 }
 
-/* max_budget, or with max_budget=0 the autotuned value (bfq-budget.c). */
-static unsigned int bfq_max_budget(struct bfq_data *bfqd)
+/* max_budget, or with max_budget=0 the autotuned value (bfq-rate.c). */
+unsigned int bfq_max_budget(struct bfq_data *bfqd)
 {
 	u64 max_budget = READ_ONCE(bfqd->tun.max_budget_sectors);
 
@@ -932,7 +865,7 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
  * with). Then serving them in any order gives each its share, and idling
  * is needed only where it helps throughput.
  */
-static bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	return bfqd->busy_kinds <= 1 &&
 	       (bfqd->busy_groups <= 1 ||
@@ -967,7 +900,7 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * queue internally (bfq_queues_inside()) or seeks (rotational), where the
  * next request of the same queue is the cheapest one to serve, unless the
  * device has shown that requests far apart cost it no more than near
- * ones (bfq-budget.c, rule 4). A queue born in a large burst (bfq-wr.c,
+ * ones (bfq-rate.c, rule 2). A queue born in a large burst (bfq-wr.c,
  * rule 4: the batch needs throughput) is idled for only for that last
  * reason: ten sequential readers started together on a disk lose over a
  * third of their throughput when the device does not idle for them (see
@@ -1383,14 +1316,6 @@ static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	blk_mq_free_requests(&free);
 }
 
-/* @bic's process has its tag, or is gone. */
-static void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
-{
-	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
-	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
-		atomic_dec(&bfqd->tag_waiters);
-}
-
 /*
  * Called from the submission path, in the submitter's context: the icq is
  * found here, where current is the process that issued the I/O.
@@ -1469,50 +1394,6 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 }
 
-/*
- * Whether a process the tags of rule 8 (bfq-wr.c) are kept for sleeps for
- * one: a bic bfq_tag_note_waiter() marked, or a newcomer that asked less
- * than BFQ_TAG_KEEP_MS ago (bfq_tag_note_newcomer(): it has no queue to
- * mark, and once it has its tag it does not ask again, so its mark ends
- * with time). @now_ns 0: the clock is read only if a newcomer asked.
- */
-static bool bfq_tag_someone_waits(struct bfq_data *bfqd, u64 now_ns)
-{
-	u64 asked = READ_ONCE(bfqd->newcomer_ask_ns);
-
-	if (atomic_read(&bfqd->tag_waiters))
-		return true;
-	if (!asked)
-		return false;
-	if (!now_ns)
-		now_ns = ktime_get_ns();
-	/* Signed: another CPU may have stored a time later than ours. */
-	if ((s64)(now_ns - asked) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC)
-		return true;
-	/* Unless a newer ask came meanwhile: the clock is not read again. */
-	cmpxchg(&bfqd->newcomer_ask_ns, asked, 0);
-	return false;
-}
-
-/*
- * Called by bfq_finish_request() just before the block layer frees the
- * request's tag; a sleeper takes a few us to run, by which time the tag is
- * free. sbitmap_queue_wake_all() would wake one sleeper per wait queue.
- */
-static void bfq_tag_wake_all(struct blk_mq_hw_ctx *hctx)
-{
-	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
-	int i;
-
-	/* Pairs with set_current_state() in sbitmap_prepare_to_wait(). */
-	smp_mb();
-	for (i = 0; i < SBQ_WAIT_QUEUES; i++) {
-		/* The smp_mb() above orders it against the sleeper's check. */
-		if (waitqueue_active(&bt->ws[i].wait))
-			wake_up_all(&bt->ws[i].wait);
-	}
-}
-
 /* Called when a request we prepared is freed, possibly in hard irq. */
 static void bfq_finish_request(struct request *rq)
 {
@@ -1541,8 +1422,7 @@ static void bfq_finish_request(struct request *rq)
 		if (kick)
 			blk_mq_run_hw_queues(bfqd->queue, true);
 	}
-	if (bfq_tag_someone_waits(bfqd, 0))
-		bfq_tag_wake_all(rq->mq_hctx);
+	bfq_tags_wake_waiters(bfqd, rq->mq_hctx);
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
 		rq->elv.icq = NULL;
@@ -1613,7 +1493,7 @@ static int bfq_request_merge(struct request_queue *q, struct request **target,
  * costs a front-merge opportunity, where ioc_lookup_icq() would cost
  * q->queue_lock on every bio.
  */
-static struct io_cq *bfq_current_icq_hint(struct request_queue *q)
+struct io_cq *bfq_current_icq_hint(struct request_queue *q)
 {
 	struct io_context *ioc = current->io_context;
 	struct io_cq *icq;
@@ -1746,251 +1626,6 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 }
 
 /*
- * Rule 15 of bfq-cgroup.c: @bfqq's group holds no scheduler tag while
- * others do. Lock-free: @bfqq is the asking process's queue, read under
- * bfq_lockless_lock() and rcu_read_lock(); the group it names, even if the
- * queue was freed and reused meanwhile, was referenced by a queue after
- * the RCU read section began, and blk-cgroup frees a group only after a
- * grace period from its last reference (rule 10).
- */
-static bool bfq_group_tagless(struct bfq_data *bfqd,
-			      const struct bfq_queue *bfqq)
-{
-	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
-	struct bfq_group *bfqg = data_race(bfqq->bfqg);
-
-	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->root_tags_held)) &&
-	       atomic_read(&bfqd->nr_tagged) > 0;
-}
-
-/*
- * Whether the process of @bfqq may take the scheduler tags kept by rule 8 of
- * bfq-wr.c: an RT queue, those bfq_wr_tag_reserve() names, and those of a
- * group holding no tag (rule 15 of bfq-cgroup.c), for whom they are kept;
- * and the queue in service (the device may be idling for its next request)
- * while none of those waits for a tag.
- */
-static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    u64 now_ns, bool *kept_for)
-{
-	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
-	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
-		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
-		    bfq_group_tagless(bfqd, bfqq);
-	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
-			     !bfq_tag_someone_waits(bfqd, now_ns));
-}
-
-/* A share of the tags is reserved and at most one tag is free: a wait. */
-static bool bfq_tags_nearly_out(struct bfq_data *bfqd,
-				struct blk_mq_hw_ctx *hctx)
-{
-	unsigned int nr = hctx->queue->nr_requests;
-
-	return READ_ONCE(bfqd->shared_depth) < nr &&
-	       sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr;
-}
-
-/*
- * The block layer wakes one sleeper per freed tag (sbitmap's waits are
- * exclusive), and a process limited to the shared tags that wakes for a
- * kept one sleeps again and takes that wakeup with it, so the process the
- * tag was kept for sleeps on: up to tens of ms under ten readers. So from
- * the moment a process that may take the kept tags asks for one with at
- * most one left until it has it (bfq_prepare_request()), each
- * bfq_finish_request() wakes every sleeper (bfq_tag_wake_all()): the tag
- * it frees goes to the first that may take it.
- */
-static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
-				struct blk_mq_hw_ctx *hctx)
-{
-	if (bfq_tags_nearly_out(bfqd, hctx) &&
-	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
-		atomic_inc(&bfqd->tag_waiters);
-}
-
-/* The same for a process with no queue yet, which rule 1 will raise. */
-static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
-				  struct blk_mq_hw_ctx *hctx, u64 now_ns)
-{
-	if (bfq_tags_nearly_out(bfqd, hctx) &&
-	    bfq_wr_newcomer_raisable(bfqd, now_ns) &&
-	    IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE)
-		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
-}
-
-/* Whether @then_ns (0: never) is less than BFQ_TAG_KEEP_MS before @now_ns. */
-static bool bfq_recent(u64 then_ns, u64 now_ns)
-{
-	/* Signed: another CPU may have stored a time later than ours. */
-	return then_ns &&
-	       (s64)(now_ns - then_ns) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC;
-}
-
-/*
- * Whether tags are kept at all: while a raised queue had I/O in the last
- * BFQ_TAG_KEEP_MS, or several groups had (rule 15 of bfq-cgroup.c), or a
- * process they are kept for waits for one. Otherwise nobody would use
- * them, and on a short queue (2 tags) keeping one idles the device between
- * the requests of bulk readers: at depth 1 a tag always kept costs ten
- * random readers close to a third of their throughput, and a burst of 64
- * readers a few percent while a journal thread stays raised (see
- * docs/results/).
- */
-static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
-{
-	return bfq_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
-	       bfq_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
-	       bfq_tag_someone_waits(bfqd, now_ns);
-}
-
-/*
- * A sync read asks for a scheduler tag: the number of tags it may use (0:
- * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
- * a process that waits for a tag is not thinking, and bfq_add_request()
- * counts its request as arriving then. Lock-free, like
- * bfq_current_icq_hint(), but for the lookup of a process whose hint is
- * another device's; a process bfq has no queue for yet (new, or new to
- * this device) may take every tag.
- */
-static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
-				       struct blk_mq_alloc_data *data)
-{
-	struct bfq_io_cq *bic;
-	struct bfq_queue *bfqq;
-	struct io_cq *icq;
-	unsigned int tags = 0;
-	bool kept_for = false;
-	u64 now_ns = ktime_get_ns();
-	unsigned long flags = 0;
-
-	rcu_read_lock();
-	icq = bfq_current_icq_hint(data->q);
-	if (!icq && current->io_context) {
-		/* The hint is another device's: a process using several. */
-		spin_lock_irq(&data->q->queue_lock);
-		icq = ioc_lookup_icq(data->q);
-		spin_unlock_irq(&data->q->queue_lock);
-	}
-	bic = icq ? icq_to_bic(icq) : NULL;
-	if (bic)
-		WRITE_ONCE(bic->tag_ask_ns, now_ns);
-	bfq_lockless_lock(bfqd, &flags);
-	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
-	if (!bfqq) {
-		/*
-		 * A process with no queue yet may take any tag, and is
-		 * waited for unless a large burst goes on: in one (make -j)
-		 * every completion would wake every sleeper.
-		 */
-		bfq_tag_note_newcomer(bfqd, data->hctx, now_ns);
-	} else if (!bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
-		if (bfq_tags_kept(bfqd, now_ns))
-			tags = READ_ONCE(bfqd->shared_depth);
-	} else if (kept_for && !(data->flags & BLK_MQ_REQ_NOWAIT)) {
-		/*
-		 * Not a NOWAIT ask (RWF_NOWAIT, io_uring's first try): it
-		 * fails rather than sleeps, and a failed ask never reaches
-		 * bfq_prepare_request(), which would end the mark.
-		 */
-		bfq_tag_note_waiter(bfqd, bic, data->hctx);
-	}
-	bfq_lockless_unlock(bfqd, flags);
-	rcu_read_unlock();
-	return tags;
-}
-
-/*
- * The tag limits for @nr scheduler tags. Racing callers compute the same
- * values; tags_nr is published last, so that a reader that sees it equal
- * to nr_requests also sees the limits computed from it.
- */
-static void bfq_tags_set_depths(struct bfq_data *bfqd, unsigned int nr)
-{
-	WRITE_ONCE(bfqd->async_depth,
-		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->sync_write_depth,
-		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->shared_depth,
-		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
-	/* Pairs with the smp_load_acquire() of bfq_limit_depth(). */
-	smp_store_release(&bfqd->tags_nr, nr);
-}
-
-/*
- * Writes and async I/O may use only part of the scheduler tags, so that a
- * flood of them cannot leave sync reads waiting for a tag; sync reads of
- * most processes leave the tags rule 8 of bfq-wr.c keeps.
- */
-static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
-{
-	struct bfq_data *bfqd = data->q->elevator->elevator_data;
-	unsigned int nr = READ_ONCE(data->q->nr_requests);
-	unsigned int tags;
-
-	/* nr_requests was written: see bfq_depth_updated(). */
-	if (unlikely(nr != smp_load_acquire(&bfqd->tags_nr)))
-		bfq_tags_set_depths(bfqd, nr);
-	if (!op_is_sync(opf))
-		tags = READ_ONCE(bfqd->async_depth);
-	else if (op_is_write(opf))
-		tags = READ_ONCE(bfqd->sync_write_depth);
-	else
-		tags = bfq_sync_read_tags(bfqd, data);
-	if (tags)
-		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
-}
-
-/*
- * Requests the driver takes at once: its tags, per hardware queue unless
- * shared between them, polled queues left out (no bio of ours goes
- * there). A tag set shared with other devices (a SCSI host) gives us
- * fewer, and a driver with a dispatch budget (SCSI's per-device queue
- * depth) refuses earlier: both leave requests with us by themselves, the
- * limit here is only an upper bound.
- */
-static unsigned int bfq_driver_depth(struct request_queue *q)
-{
-	struct blk_mq_tag_set *set = q->tag_set;
-	struct blk_mq_hw_ctx *hctx;
-	unsigned int depth = 0;
-	unsigned long i;
-
-	if (!set)
-		return 0;
-	if (set->flags & BLK_MQ_F_TAG_HCTX_SHARED)
-		return set->queue_depth;
-	queue_for_each_hw_ctx(q, hctx, i)
-		if (hctx->type != HCTX_TYPE_POLL)
-			depth += set->queue_depth;
-	return depth;
-}
-
-/*
- * Called at hctx init and when nr_requests is written, but, in the latter
- * case, before the block layer stores the new value in q->nr_requests
- * (and, with tags shared between hardware queues, before it resizes the
- * shared map): neither says the new depth here. So the limits are computed
- * from q->nr_requests when it differs from tags_nr, at the next tag
- * allocation (bfq_limit_depth()), which cannot come before the store: the
- * queue is frozen around both.
- */
-static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
-{
-	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
-
-	bfq_tags_set_depths(bfqd, hctx->queue->nr_requests);
-	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
-	WRITE_ONCE(bfqd->driver_depth, bfq_driver_depth(hctx->queue));
-}
-
-static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
-{
-	bfq_depth_updated(hctx);
-	return 0;
-}
-
-/*
  * The io context's link to this device goes away (process exit, or the
  * scheduler is switched): drop the process's reference to its queue.
  * Called with the ioc's lock held: at process exit (ioc_exit_icqs) only
@@ -2112,299 +1747,6 @@ static void bfq_exit_sched(struct elevator_queue *e)
 	spin_unlock_irq(&bfqd->lock);
 	kfree(bfqd);
 }
-
-/* ------------------------------------------------------------------ */
-/* sysfs tunables                                                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * A tunable as the user sees it: written and shown in the unit of its name,
- * stored as @scale times that in struct bfq_tunables. A write is applied
- * only if it is a whole decimal number in [min, max]; anything else is
- * rejected and changes nothing.
- */
-struct bfq_tunable_desc {
-	size_t offset;
-	u64 scale;
-	u64 min, max;
-};
-
-#define BFQ_TUNABLE(field, sc, lo, hi)					\
-	{ .offset = offsetof(struct bfq_tunables, field), .scale = (sc),	\
-	  .min = (lo), .max = (hi) }
-
-enum bfq_tunable_id {
-	BFQ_T_SLICE_IDLE,
-	BFQ_T_SLICE_IDLE_US,
-	BFQ_T_MAX_BUDGET,
-	BFQ_T_TIMEOUT_SYNC,
-	BFQ_T_LOW_LATENCY,
-	BFQ_T_STRICT_GUARANTEES,
-	BFQ_T_BACK_SEEK_MAX,
-	BFQ_T_BACK_SEEK_PENALTY,
-	BFQ_T_FIFO_EXPIRE_SYNC,
-	BFQ_T_FIFO_EXPIRE_ASYNC,
-};
-
-/* Bounds: see Documentation/bfq-iosched.rst, "Tunables". */
-static const struct bfq_tunable_desc bfq_tunable_descs[] = {
-	[BFQ_T_SLICE_IDLE] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_MSEC, 0, 1000),
-	[BFQ_T_SLICE_IDLE_US] = BFQ_TUNABLE(slice_idle_ns, NSEC_PER_USEC,
-					    0, 1000000),
-	[BFQ_T_MAX_BUDGET] = BFQ_TUNABLE(max_budget_sectors, 1, 0,
-					 BFQ_MAX_BUDGET_LIMIT_SECTORS),
-	[BFQ_T_TIMEOUT_SYNC] = BFQ_TUNABLE(timeout_sync_ms, 1, 1, 10000),
-	[BFQ_T_LOW_LATENCY] = BFQ_TUNABLE(low_latency, 1, 0, 1),
-	[BFQ_T_STRICT_GUARANTEES] = BFQ_TUNABLE(strict_guarantees, 1, 0, 1),
-	[BFQ_T_BACK_SEEK_MAX] = BFQ_TUNABLE(back_seek_max_kib, 1, 0, INT_MAX),
-	[BFQ_T_BACK_SEEK_PENALTY] = BFQ_TUNABLE(back_seek_penalty, 1, 1, 1000),
-	[BFQ_T_FIFO_EXPIRE_SYNC] = BFQ_TUNABLE(fifo_expire_sync_ms, 1,
-					       1, 600000),
-	[BFQ_T_FIFO_EXPIRE_ASYNC] = BFQ_TUNABLE(fifo_expire_async_ms, 1,
-						1, 600000),
-};
-
-/* low_latency was written 0: every weight raising ends now (bfq-wr.c). */
-static void bfq_low_latency_off(struct bfq_data *bfqd)
-{
-	spin_lock_irq(&bfqd->lock);
-	bfq_wr_end_all(bfqd);
-	spin_unlock_irq(&bfqd->lock);
-}
-
-/* Parse a write to tunable @d into its stored value, or return an error. */
-static int bfq_tunable_parse(const struct bfq_tunable_desc *d,
-			     const char *buf, u64 *stored)
-{
-	u64 val;
-	int ret;
-
-	/* kstrtou64 takes one trailing newline and nothing else extra. */
-	ret = kstrtou64(buf, 10, &val);
-	if (ret)
-		return ret;
-	if (val < d->min || val > d->max)
-		return -EINVAL;
-	*stored = val * d->scale;
-	return 0;
-}
-
-static u64 *bfq_tunable_field(struct bfq_data *bfqd,
-			      const struct bfq_tunable_desc *d)
-{
-	return (u64 *)((char *)&bfqd->tun + d->offset);
-}
-
-static ssize_t bfq_tunable_show(struct elevator_queue *e, char *page,
-				enum bfq_tunable_id id)
-{
-	const struct bfq_tunable_desc *d = &bfq_tunable_descs[id];
-	u64 val = READ_ONCE(*bfq_tunable_field(e->elevator_data, d));
-
-	return sysfs_emit(page, "%llu\n", div64_u64(val, d->scale));
-}
-
-static ssize_t bfq_tunable_store(struct elevator_queue *e, const char *page,
-				 size_t count, enum bfq_tunable_id id)
-{
-	const struct bfq_tunable_desc *d = &bfq_tunable_descs[id];
-	u64 val;
-	int ret;
-
-	ret = bfq_tunable_parse(d, page, &val);
-	if (ret)
-		return ret;
-	WRITE_ONCE(*bfq_tunable_field(e->elevator_data, d), val);
-	if (id == BFQ_T_LOW_LATENCY && !val)
-		bfq_low_latency_off(e->elevator_data);
-	return count;
-}
-
-#define BFQ_TUNABLE_ATTR(name, id)					\
-static const enum bfq_tunable_id bfq_##name##_id = (id);		\
-static ssize_t bfq_##name##_show(struct elevator_queue *e, char *page)	\
-{									\
-	return bfq_tunable_show(e, page, bfq_##name##_id);		\
-}									\
-static ssize_t bfq_##name##_store(struct elevator_queue *e,		\
-				  const char *page, size_t count)	\
-{									\
-	return bfq_tunable_store(e, page, count, bfq_##name##_id);	\
-}
-
-BFQ_TUNABLE_ATTR(slice_idle, BFQ_T_SLICE_IDLE)
-BFQ_TUNABLE_ATTR(slice_idle_us, BFQ_T_SLICE_IDLE_US)
-BFQ_TUNABLE_ATTR(max_budget, BFQ_T_MAX_BUDGET)
-BFQ_TUNABLE_ATTR(timeout_sync, BFQ_T_TIMEOUT_SYNC)
-BFQ_TUNABLE_ATTR(low_latency, BFQ_T_LOW_LATENCY)
-BFQ_TUNABLE_ATTR(strict_guarantees, BFQ_T_STRICT_GUARANTEES)
-BFQ_TUNABLE_ATTR(back_seek_max, BFQ_T_BACK_SEEK_MAX)
-BFQ_TUNABLE_ATTR(back_seek_penalty, BFQ_T_BACK_SEEK_PENALTY)
-BFQ_TUNABLE_ATTR(fifo_expire_sync, BFQ_T_FIFO_EXPIRE_SYNC)
-BFQ_TUNABLE_ATTR(fifo_expire_async, BFQ_T_FIFO_EXPIRE_ASYNC)
-
-#define BFQ_ATTR(name) __ATTR(name, 0644, bfq_##name##_show, bfq_##name##_store)
-
-static struct elv_fs_entry bfq_attrs[] = {
-	BFQ_ATTR(slice_idle),
-	BFQ_ATTR(slice_idle_us),
-	BFQ_ATTR(max_budget),
-	BFQ_ATTR(timeout_sync),
-	BFQ_ATTR(low_latency),
-	BFQ_ATTR(strict_guarantees),
-	BFQ_ATTR(back_seek_max),
-	BFQ_ATTR(back_seek_penalty),
-	BFQ_ATTR(fifo_expire_sync),
-	BFQ_ATTR(fifo_expire_async),
-	__ATTR_NULL
-};
-
-/* ------------------------------------------------------------------ */
-/* debugfs: /sys/kernel/debug/block/<dev>/sched/                       */
-/* ------------------------------------------------------------------ */
-
-#ifdef CONFIG_BLK_DEBUG_FS
-static const char *const bfq_class_names[] = { "RT", "BE", "IDLE" };
-static const char *const bfq_burst_names[] = {
-	[BFQ_BURST_NONE]	= "none",
-	[BFQ_BURST_MEMBER]	= "member",
-	[BFQ_BURST_LARGE]	= "large",
-};
-
-static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
-			   const char *state)
-{
-	const struct bfq_entity *e = &bfqq->entity;
-
-	seq_printf(m, "bfq%d%c %s class=%s weight=%u budget=%u service=%u start=%llu finish=%llu queued=%u in_driver=%u%s",
-		   bfqq->pid, bfqq->sync ? 'S' : 'A', state,
-		   bfq_class_names[e->class_idx], e->weight, e->budget_sectors,
-		   e->service_sectors, e->start, e->finish, bfqq->nr_queued,
-		   bfqq->nr_in_driver, bfq_seeky(bfqq) ? " seeky" : "");
-	seq_printf(m, " think_us=%llu", div_u64(bfqq->think_ns, NSEC_PER_USEC));
-	if (bfqq->merge.nr_members > 1)
-		seq_printf(m, " merged members=%u%s", bfqq->merge.nr_members,
-			   bfqq->merge.split_pending ? " split_pending" : "");
-	seq_printf(m, " wr_coeff=%u wr_left_ms=%llu soft_rt=%d burst=%s waker=%d inject_debt=%u\n",
-		   bfqq->wr.coeff, bfq_wr_left_ms(bfqq, ktime_get_ns()),
-		   bfqq->wr.kind == BFQ_WR_SOFT_RT,
-		   bfq_burst_names[bfqq->wr.burst],
-		   bfqq->inj.waker ? bfqq->inj.waker->pid : 0,
-		   bfqq->inj.debt_sectors);
-}
-
-/*
- * The allocated queues of @bfqd but the one in service: the backlogged
- * ones ("waiting") if @waiting, else those with nothing queued ("empty": a
- * reader whose one request is in the device, or a process that paused).
- * The fallback queue is listed only while it waits.
- */
-static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
-			    bool waiting)
-{
-	const char *state = waiting ? "waiting" : "empty";
-	struct bfq_queue *bfqq;
-
-	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
-		bool active = bfqq->entity.state == BFQ_E_ACTIVE;
-
-		if (bfqq != bfqd->in_service_bfqq && active == waiting)
-			bfq_show_queue(m, bfqq, state);
-	}
-	bfqq = &bfqd->fallback_bfqq;
-	if (waiting && bfqq != bfqd->in_service_bfqq &&
-	    bfqq->entity.state == BFQ_E_ACTIVE)
-		bfq_show_queue(m, bfqq, state);
-}
-
-/*
- * The queue in service, then the waiting queues, then the empty ones, each
- * in allocation order. Queues are listed from bfq_data.all_bfqqs, not from
- * the service trees, whose entities may be groups.
- */
-static int bfq_queues_show(void *data, struct seq_file *m)
-{
-	struct request_queue *q = data;
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-
-	spin_lock_irq(&bfqd->lock);
-	if (bfqd->in_service_bfqq)
-		bfq_show_queue(m, bfqd->in_service_bfqq,
-			       bfqd->idling ? "in_service,idling" :
-			       bfqd->parked ? "in_service,parked" :
-			       "in_service");
-	bfq_show_queues(m, bfqd, true);
-	bfq_show_queues(m, bfqd, false);
-	spin_unlock_irq(&bfqd->lock);
-	return 0;
-}
-
-static int bfq_service_trees_show(void *data, struct seq_file *m)
-{
-	struct request_queue *q = data;
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	int class;
-
-	spin_lock_irq(&bfqd->lock);
-	for (class = 0; class < BFQ_NR_CLASSES; class++) {
-		const struct bfq_service_tree *st = &bfqd->sched.st[class];
-
-		seq_printf(m, "%s vtime=%llu wsum=%llu active=%u idle=%s\n",
-			   bfq_class_names[class], st->vtime, st->wsum,
-			   st->nr_active, RB_EMPTY_ROOT(&st->idle) ? "empty" :
-			   "non-empty");
-	}
-	seq_printf(m, "busy_sync_kinds=%u busy_groups=%u symmetric=%d\n",
-		   bfqd->busy_kinds, bfqd->busy_groups,
-		   bfq_symmetric(bfqd, bfqd->in_service_bfqq));
-	seq_printf(m, "wr_raised=%u burst_size=%u burst_large=%d\n",
-		   bfqd->wr.nr_raised, bfqd->wr.burst.size,
-		   bfqd->wr.burst.large);
-	seq_printf(m, "merges=%llu splits=%llu\n", bfqd->merge.nr_merges,
-		   bfqd->merge.nr_splits);
-	seq_printf(m, "inject_limit=%u inject_base_us=%llu injected_in_driver=%u injected=%llu for_wakers=%llu\n",
-		   bfqd->inj.learn.limit,
-		   div_u64(bfqd->inj.learn.base_ns, NSEC_PER_USEC),
-		   bfqd->inj.in_driver, bfqd->inj.nr_injected,
-		   bfqd->inj.nr_for_wakers);
-	spin_unlock_irq(&bfqd->lock);
-	return 0;
-}
-
-static int bfq_rate_show(void *data, struct seq_file *m)
-{
-	struct request_queue *q = data;
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_seek_cost *sc = &bfqd->seek;
-	unsigned int i;
-
-	spin_lock_irq(&bfqd->lock);
-	seq_printf(m, "peak_sectors_per_sec=%llu samples=%u max_budget=%u rq_in_driver=%u driver_depth=%u hw_queueing=%d\n",
-		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
-		   bfq_max_budget(bfqd), bfqd->rq_in_driver,
-		   bfqd->driver_depth, bfqd->hw_queueing);
-	/* Rule 4 of bfq-budget.c: what requests served alone took. */
-	seq_printf(m, "seeks_cost=%d\n", bfq_seek_costly(sc));
-	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {
-		if (!sc->near_n[i] && !sc->far_n[i])
-			continue;
-		seq_printf(m, "seek sectors=%u near_us=%u/%u far_us=%u/%u verdict=%s\n",
-			   1U << i, sc->near_ns[i] / (u32)NSEC_PER_USEC,
-			   sc->near_n[i], sc->far_ns[i] / (u32)NSEC_PER_USEC,
-			   sc->far_n[i], !(sc->known & BIT(i)) ? "none" :
-			   sc->costly & BIT(i) ? "costly" : "free");
-	}
-	spin_unlock_irq(&bfqd->lock);
-	return 0;
-}
-
-static const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
-	{ "queues", 0400, bfq_queues_show },
-	{ "service_trees", 0400, bfq_service_trees_show },
-	{ "rate", 0400, bfq_rate_show },
-	{},
-};
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Registration                                                        */

@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 
 #include "blk.h"
+#include "blk-mq-debugfs.h"
 #include "elevator.h"
 
 /* The largest max_budget: 1 GiB in sectors. */
@@ -282,7 +283,7 @@ enum bfq_expire_reason {
 	BFQ_EXP_PREEMPTED,		/* a higher class became backlogged */
 };
 
-/* Peak-rate estimator state (bfq-budget.c), bfq_data.lock. */
+/* Peak-rate estimator state (bfq-rate.c), bfq_data.lock. */
 struct bfq_rate {
 	u64 peak_sectors_per_sec;	/* the estimate; valid if nr_samples */
 	unsigned int nr_samples;	/* accepted windows */
@@ -295,7 +296,7 @@ struct bfq_rate {
 };
 
 /*
- * Whether moving the head costs the device time (bfq-budget.c, rule 4):
+ * Whether moving the head costs the device time (bfq-rate.c, rule 2):
  * the mean service time of requests the device served alone, by size
  * class (log2 of sectors) and by distance from the previous request (near
  * or far). bfq_data.lock.
@@ -442,12 +443,67 @@ struct bfq_data {
 	struct hrtimer gather_timer;	/* bfq-merge.c rule G: dispatch again */
 };
 
-/* bfq-iosched.c, for bfq-cgroup.c and bfq-merge.c. bfq_data.lock. */
+/* bfq-iosched.c, for the other files. bfq_data.lock. */
 void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
 void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to);
+unsigned int bfq_max_budget(struct bfq_data *bfqd);
+bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+struct io_cq *bfq_current_icq_hint(struct request_queue *q);
+
+static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
+{
+	return icq ? container_of(icq, struct bfq_io_cq, icq) : NULL;
+}
+
+/*
+ * The lock-free readers of a process's queue (bfq_limit_depth(),
+ * bfq_bio_merge()) run under rcu_read_lock() and rely on the queue cache's
+ * SLAB_TYPESAFE_BY_RCU; with CONFIG_BFQ_DEBUG_QUEUE_FREE (an ordinary
+ * cache, so that KASAN sees a queue used after its free) they take
+ * bfq_data.lock instead.
+ */
+#ifdef CONFIG_BFQ_DEBUG_QUEUE_FREE
+static inline void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+	__acquires(&bfqd->lock)
+{
+	spin_lock_irqsave(&bfqd->lock, *flags);
+}
+
+static inline void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+	__releases(&bfqd->lock)
+{
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+#else
+/* The production build: the reads stay lock-free. */
+static inline void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+{
+}
+
+static inline void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+{
+}
+#endif
+
+/* bfq-tags.c: the scheduler-tag policy. Lock-free unless said. */
+void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			 bool up);	/* bfq_data.lock */
+void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic);
+void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
+void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
+void bfq_depth_updated(struct blk_mq_hw_ctx *hctx);
+int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
+
+/* bfq-sysfs.c: the elevator's attributes, the tunables. */
+extern struct elv_fs_entry bfq_attrs[];
+
+/* bfq-debugfs.c: the elevator's debugfs files. */
+#ifdef CONFIG_BLK_DEBUG_FS
+extern const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[];
+#endif
 
 /* A queue is seeky if more than this many of its last 32 arrivals were. */
 #define BFQ_SEEKY_ARRIVALS	8
@@ -485,11 +541,13 @@ bool bfq_sched_busy(const struct bfq_sched_data *sd);
 bool bfq_sched_higher_class_waits(const struct bfq_sched_data *root);
 unsigned int bfq_ioprio_to_weight(unsigned int level);
 
-/* bfq-budget.c: budget feedback and peak rate. bfq_data.lock. */
+/* bfq-budget.c: budget feedback and turn charges. */
 unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
 unsigned int bfq_turn_charge(unsigned int timeout_charge, unsigned int served,
 			     enum bfq_expire_reason why);
+
+/* bfq-rate.c: the peak rate and seek cost estimators. bfq_data.lock. */
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 			 unsigned int in_driver);
 void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of bfq-tags.c: whom the kept tags go to and when they are
+ * kept (rules 2 and 3). #included at the end of bfq-tags.c.
+ */
+#include <kunit/test.h>
+
+#include "bfq-test.h"
+
+/*
+ * Rule 15 of bfq-cgroup.c: the tags kept by rule 8 of bfq-wr.c go also to
+ * a process whose group holds no tag while another group holds some, and
+ * are kept while the requests of several groups follow one another; with
+ * every queue in the root group nothing changes.
+ */
+static void bfq_group_tags_kept_for_tagless(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *qb = bfq_test_queue(test, bfqd, 2);
+	u64 now_ns;
+	bool kept_for;
+#ifdef CONFIG_BFQ_GROUP_IOSCHED
+	struct bfq_queue *qa = bfq_test_queue(test, bfqd, 1);
+	struct bfq_group *ga, *gb;
+#endif
+
+	/* Rule 8's own reasons to keep tags off: no raising. */
+	bfqd->tun.low_latency = 0;
+
+	/* Flat: one request of the root group holds a tag. */
+	spin_lock_irq(&bfqd->lock);
+	bfq_group_tag_count(bfqd, NULL, true);
+	spin_unlock_irq(&bfqd->lock);
+	atomic_set(&bfqd->nr_tagged, 1);
+	now_ns = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 1U);
+	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, kept_for);
+	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, now_ns));
+	spin_lock_irq(&bfqd->lock);
+	bfq_group_tag_count(bfqd, NULL, false);
+	spin_unlock_irq(&bfqd->lock);
+	atomic_set(&bfqd->nr_tagged, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 0U);
+
+#ifdef CONFIG_BFQ_GROUP_IOSCHED
+	/* Two groups: A's request holds the only tag taken. */
+	ga = kunit_kzalloc(test, sizeof(*ga), GFP_KERNEL);
+	gb = kunit_kzalloc(test, sizeof(*gb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ga);
+	KUNIT_ASSERT_NOT_NULL(test, gb);
+	qa->bfqg = ga;
+	qb->bfqg = gb;
+	spin_lock_irq(&bfqd->lock);
+	bfq_group_tag_count(bfqd, ga, true);
+	spin_unlock_irq(&bfqd->lock);
+	atomic_set(&bfqd->nr_tagged, 1);
+	now_ns = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, ga->tags_held, 1U);
+	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
+	/* B holds none: its process may take the kept tags. */
+	KUNIT_EXPECT_TRUE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_TRUE(test, kept_for);
+	/* A holds one, and is not in service: it may not. */
+	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qa, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, kept_for);
+	/* Nor may B once it holds one too. */
+	spin_lock_irq(&bfqd->lock);
+	bfq_group_tag_count(bfqd, gb, true);
+	spin_unlock_irq(&bfqd->lock);
+	atomic_set(&bfqd->nr_tagged, 2);
+	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	/* Kept for BFQ_TAG_KEEP_MS after the last change of group. */
+	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, bfqd->groups_io_ns +
+					       BFQ_TAG_KEEP_MS * NSEC_PER_MSEC));
+	/* Every tag given back: nobody holds one, nothing to keep for. */
+	spin_lock_irq(&bfqd->lock);
+	bfq_group_tag_count(bfqd, ga, false);
+	bfq_group_tag_count(bfqd, gb, false);
+	spin_unlock_irq(&bfqd->lock);
+	atomic_set(&bfqd->nr_tagged, 0);
+	KUNIT_EXPECT_EQ(test, gb->tags_held, 0U);
+	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	qa->bfqg = NULL;
+	qb->bfqg = NULL;
+#endif
+}
+
+static struct kunit_case bfq_tags_cases[] = {
+	KUNIT_CASE(bfq_group_tags_kept_for_tagless),
+	{}
+};
+
+static struct kunit_suite bfq_tags_suite = {
+	.name = "bfq_tags",
+	.test_cases = bfq_tags_cases,
+};
+
+kunit_test_suite(bfq_tags_suite);

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BFQ's scheduler-tag policy: which process may take which of the
+ * device's scheduler tags, and who is woken when one is freed. Prefixes:
+ * bfq_tag_ (one process's ask) and bfq_tags_ (the tag space).
+ *
+ * A request exists only once its process holds a scheduler tag
+ * (nr_requests of them: twice the hardware queue depth, so 2 on a
+ * one-request device). A process that finds none sleeps in the block
+ * layer before bfq sees its request: whatever bfq decides applies only to
+ * the processes holding tags, and without limits whoever wins the tag
+ * races decides the shares and the latencies.
+ *
+ * Rules
+ *
+ * 1. Writes and async I/O take at most BFQ_SYNC_WRITE_DEPTH_PCT and
+ *    BFQ_ASYNC_DEPTH_PCT of the tags, so that a flood of them cannot
+ *    leave sync reads waiting for a tag (bfq_limit_depth()).
+ * 2. Sync reads of most processes leave a share of the tags free
+ *    (BFQ_TAG_RESERVE_DIV, rounded up: one of the two of a one-request
+ *    device), kept for the processes whose next request matters most
+ *    (bfq_tag_reserve()): an RT queue; those bfq_wr_tag_reserve() names,
+ *    raised or about to be (rule 8 of bfq-wr.c); a process with no queue
+ *    yet while no large burst goes on (bfq_wr_newcomer_raisable()); a
+ *    process of a group that holds no tag while others hold some
+ *    (bfq_group_tagless(), rule 15 of bfq-cgroup.c); and the queue in
+ *    service, while none of those waits.
+ * 3. Tags are kept only while someone they are for had I/O in the last
+ *    BFQ_TAG_KEEP_MS, or waits (bfq_tags_kept()): a tag kept for nobody
+ *    idles a short queue between the requests of bulk readers.
+ * 4. The block layer wakes one sleeper per freed tag, and a sleeper that
+ *    may not take the kept tag sleeps again with that wakeup. So while a
+ *    process the tags are kept for waits, each freed tag wakes every
+ *    sleeper (bfq_tags_wake_waiters()): the first that may take it does.
+ * 5. The limits follow nr_requests: the block layer calls depth_updated
+ *    before it stores a new value, so they are computed again at the
+ *    first tag allocation that sees nr_requests differ from the value
+ *    they were computed from (bfq_limit_depth()).
+ * 6. Everything here reads without bfq_data.lock (the allocation path
+ *    cannot take it for every request): an answer may be one request
+ *    late, which costs that process one wait for a tag. The counts
+ *    written under the lock (bfq_group_tag_count()) are read with
+ *    READ_ONCE().
+ */
+#include <linux/blkdev.h>
+#include <linux/kernel.h>
+#include <linux/sbitmap.h>
+
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "elevator.h"
+
+#include "bfq-compat.h"
+#include "bfq-iosched.h"
+#include "bfq-cgroup.h"
+
+/*
+ * Limits of the tag space for writes and async I/O, so reads are not
+ * starved of tags: percent of the scheduler's tags.
+ */
+#define BFQ_ASYNC_DEPTH_PCT		50
+#define BFQ_SYNC_WRITE_DEPTH_PCT	75
+/*
+ * bfq-wr.c's rule 8: the part of the scheduler tags (rounded up: one of
+ * the two of a one-request device) that sync reads of processes whose next
+ * request no user waits for leave free. An eighth: a deep queue keeps
+ * nearly all of its tags for the bulk readers, whose throughput needs
+ * them; a short one keeps one.
+ */
+#define BFQ_TAG_RESERVE_DIV		8
+/*
+ * Tags are kept while a raised queue had I/O this recently: longer than an
+ * application's pauses between its reads (a few ms of computing, more on a
+ * busy CPU), shorter than a video's 40 ms frame period, whose next frame
+ * waits at most one completion when it finds no tag (the waiter rule).
+ */
+#define BFQ_TAG_KEEP_MS			20
+
+/*
+ * Rule 15 of bfq-cgroup.c: a request of @bfqg takes (@up) or gives back
+ * its scheduler tag, counted from the request's binding to its queue
+ * (whose group never changes) to its free; a binding after another
+ * group's notes that several groups have I/O now.
+ */
+void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			 bool up)
+{
+	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->root_tags_held);
+
+	lockdep_assert_held(&bfqd->lock);
+	if (WARN_ON_ONCE(!up && !*held))
+		return;
+	/* Read by bfq_group_tagless() without the lock. */
+	WRITE_ONCE(*held, up ? *held + 1 : *held - 1);
+	if (up && bfqg != bfqd->last_tag_group) {
+		bfqd->last_tag_group = bfqg;
+		/* Read by bfq_tags_kept() without the lock. */
+		WRITE_ONCE(bfqd->groups_io_ns, ktime_get_ns());
+	}
+}
+
+/* @bic's process has its tag, or is gone. */
+void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
+{
+	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
+	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
+		atomic_dec(&bfqd->tag_waiters);
+}
+
+/*
+ * Whether a process the tags of rule 8 (bfq-wr.c) are kept for sleeps for
+ * one: a bic bfq_tag_note_waiter() marked, or a newcomer that asked less
+ * than BFQ_TAG_KEEP_MS ago (bfq_tag_note_newcomer(): it has no queue to
+ * mark, and once it has its tag it does not ask again, so its mark ends
+ * with time). @now_ns 0: the clock is read only if a newcomer asked.
+ */
+static bool bfq_tag_someone_waits(struct bfq_data *bfqd, u64 now_ns)
+{
+	u64 asked = READ_ONCE(bfqd->newcomer_ask_ns);
+
+	if (atomic_read(&bfqd->tag_waiters))
+		return true;
+	if (!asked)
+		return false;
+	if (!now_ns)
+		now_ns = ktime_get_ns();
+	/* Signed: another CPU may have stored a time later than ours. */
+	if ((s64)(now_ns - asked) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC)
+		return true;
+	/* Unless a newer ask came meanwhile: the clock is not read again. */
+	cmpxchg(&bfqd->newcomer_ask_ns, asked, 0);
+	return false;
+}
+
+/*
+ * Called by bfq_finish_request() just before the block layer frees the
+ * request's tag; a sleeper takes a few us to run, by which time the tag is
+ * free. sbitmap_queue_wake_all() would wake one sleeper per wait queue.
+ */
+static void bfq_tag_wake_all(struct blk_mq_hw_ctx *hctx)
+{
+	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+	int i;
+
+	/* Pairs with set_current_state() in sbitmap_prepare_to_wait(). */
+	smp_mb();
+	for (i = 0; i < SBQ_WAIT_QUEUES; i++) {
+		/* The smp_mb() above orders it against the sleeper's check. */
+		if (waitqueue_active(&bt->ws[i].wait))
+			wake_up_all(&bt->ws[i].wait);
+	}
+}
+
+/*
+ * A request we prepared is about to give back its tag (rule 4): wake every
+ * sleeper while a process the kept tags are for waits.
+ */
+void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
+{
+	if (bfq_tag_someone_waits(bfqd, 0))
+		bfq_tag_wake_all(hctx);
+}
+
+/*
+ * Rule 15 of bfq-cgroup.c: @bfqq's group holds no scheduler tag while
+ * others do. Lock-free: @bfqq is the asking process's queue, read under
+ * bfq_lockless_lock() and rcu_read_lock(); the group it names, even if the
+ * queue was freed and reused meanwhile, was referenced by a queue after
+ * the RCU read section began, and blk-cgroup frees a group only after a
+ * grace period from its last reference (rule 10).
+ */
+static bool bfq_group_tagless(struct bfq_data *bfqd,
+			      const struct bfq_queue *bfqq)
+{
+	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
+	struct bfq_group *bfqg = data_race(bfqq->bfqg);
+
+	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->root_tags_held)) &&
+	       atomic_read(&bfqd->nr_tagged) > 0;
+}
+
+/*
+ * Whether the process of @bfqq may take the scheduler tags kept by rule 8 of
+ * bfq-wr.c: an RT queue, those bfq_wr_tag_reserve() names, and those of a
+ * group holding no tag (rule 15 of bfq-cgroup.c), for whom they are kept;
+ * and the queue in service (the device may be idling for its next request)
+ * while none of those waits for a tag.
+ */
+static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    u64 now_ns, bool *kept_for)
+{
+	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
+	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
+		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
+		    bfq_group_tagless(bfqd, bfqq);
+	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
+			     !bfq_tag_someone_waits(bfqd, now_ns));
+}
+
+/* A share of the tags is reserved and at most one tag is free: a wait. */
+static bool bfq_tags_nearly_out(struct bfq_data *bfqd,
+				struct blk_mq_hw_ctx *hctx)
+{
+	unsigned int nr = hctx->queue->nr_requests;
+
+	return READ_ONCE(bfqd->shared_depth) < nr &&
+	       sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr;
+}
+
+/*
+ * The block layer wakes one sleeper per freed tag (sbitmap's waits are
+ * exclusive), and a process limited to the shared tags that wakes for a
+ * kept one sleeps again and takes that wakeup with it, so the process the
+ * tag was kept for sleeps on: up to tens of ms under ten readers. So from
+ * the moment a process that may take the kept tags asks for one with at
+ * most one left until it has it (bfq_prepare_request()), each
+ * bfq_finish_request() wakes every sleeper (bfq_tag_wake_all()): the tag
+ * it frees goes to the first that may take it.
+ */
+static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
+				struct blk_mq_hw_ctx *hctx)
+{
+	if (bfq_tags_nearly_out(bfqd, hctx) &&
+	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
+		atomic_inc(&bfqd->tag_waiters);
+}
+
+/* The same for a process with no queue yet, which rule 1 will raise. */
+static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
+				  struct blk_mq_hw_ctx *hctx, u64 now_ns)
+{
+	if (bfq_tags_nearly_out(bfqd, hctx) &&
+	    bfq_wr_newcomer_raisable(bfqd, now_ns) &&
+	    IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE)
+		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
+}
+
+/* Whether @then_ns (0: never) is less than BFQ_TAG_KEEP_MS before @now_ns. */
+static bool bfq_recent(u64 then_ns, u64 now_ns)
+{
+	/* Signed: another CPU may have stored a time later than ours. */
+	return then_ns &&
+	       (s64)(now_ns - then_ns) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC;
+}
+
+/*
+ * Whether tags are kept at all: while a raised queue had I/O in the last
+ * BFQ_TAG_KEEP_MS, or several groups had (rule 15 of bfq-cgroup.c), or a
+ * process they are kept for waits for one. Otherwise nobody would use
+ * them, and on a short queue (2 tags) keeping one idles the device between
+ * the requests of bulk readers: at depth 1 a tag always kept costs ten
+ * random readers close to a third of their throughput, and a burst of 64
+ * readers a few percent while a journal thread stays raised (see
+ * docs/results/).
+ */
+static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
+{
+	return bfq_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
+	       bfq_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
+	       bfq_tag_someone_waits(bfqd, now_ns);
+}
+
+/*
+ * A sync read asks for a scheduler tag: the number of tags it may use (0:
+ * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
+ * a process that waits for a tag is not thinking, and bfq_add_request()
+ * counts its request as arriving then. Lock-free, like
+ * bfq_current_icq_hint(), but for the lookup of a process whose hint is
+ * another device's; a process bfq has no queue for yet (new, or new to
+ * this device) may take every tag.
+ */
+static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
+				       struct blk_mq_alloc_data *data)
+{
+	struct bfq_io_cq *bic;
+	struct bfq_queue *bfqq;
+	struct io_cq *icq;
+	unsigned int tags = 0;
+	bool kept_for = false;
+	u64 now_ns = ktime_get_ns();
+	unsigned long flags = 0;
+
+	rcu_read_lock();
+	icq = bfq_current_icq_hint(data->q);
+	if (!icq && current->io_context) {
+		/* The hint is another device's: a process using several. */
+		spin_lock_irq(&data->q->queue_lock);
+		icq = ioc_lookup_icq(data->q);
+		spin_unlock_irq(&data->q->queue_lock);
+	}
+	bic = icq ? icq_to_bic(icq) : NULL;
+	if (bic)
+		WRITE_ONCE(bic->tag_ask_ns, now_ns);
+	bfq_lockless_lock(bfqd, &flags);
+	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
+	if (!bfqq) {
+		/*
+		 * A process with no queue yet may take any tag, and is
+		 * waited for unless a large burst goes on: in one (make -j)
+		 * every completion would wake every sleeper.
+		 */
+		bfq_tag_note_newcomer(bfqd, data->hctx, now_ns);
+	} else if (!bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
+		if (bfq_tags_kept(bfqd, now_ns))
+			tags = READ_ONCE(bfqd->shared_depth);
+	} else if (kept_for && !(data->flags & BLK_MQ_REQ_NOWAIT)) {
+		/*
+		 * Not a NOWAIT ask (RWF_NOWAIT, io_uring's first try): it
+		 * fails rather than sleeps, and a failed ask never reaches
+		 * bfq_prepare_request(), which would end the mark.
+		 */
+		bfq_tag_note_waiter(bfqd, bic, data->hctx);
+	}
+	bfq_lockless_unlock(bfqd, flags);
+	rcu_read_unlock();
+	return tags;
+}
+
+/*
+ * The tag limits for @nr scheduler tags. Racing callers compute the same
+ * values; tags_nr is published last, so that a reader that sees it equal
+ * to nr_requests also sees the limits computed from it.
+ */
+static void bfq_tags_set_depths(struct bfq_data *bfqd, unsigned int nr)
+{
+	WRITE_ONCE(bfqd->async_depth,
+		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->sync_write_depth,
+		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
+	WRITE_ONCE(bfqd->shared_depth,
+		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
+	/* Pairs with the smp_load_acquire() of bfq_limit_depth(). */
+	smp_store_release(&bfqd->tags_nr, nr);
+}
+
+/*
+ * Writes and async I/O may use only part of the scheduler tags, so that a
+ * flood of them cannot leave sync reads waiting for a tag; sync reads of
+ * most processes leave the tags rule 8 of bfq-wr.c keeps.
+ */
+void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct bfq_data *bfqd = data->q->elevator->elevator_data;
+	unsigned int nr = READ_ONCE(data->q->nr_requests);
+	unsigned int tags;
+
+	/* nr_requests was written: see bfq_depth_updated(). */
+	if (unlikely(nr != smp_load_acquire(&bfqd->tags_nr)))
+		bfq_tags_set_depths(bfqd, nr);
+	if (!op_is_sync(opf))
+		tags = READ_ONCE(bfqd->async_depth);
+	else if (op_is_write(opf))
+		tags = READ_ONCE(bfqd->sync_write_depth);
+	else
+		tags = bfq_sync_read_tags(bfqd, data);
+	if (tags)
+		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
+}
+
+/*
+ * Requests the driver takes at once: its tags, per hardware queue unless
+ * shared between them, polled queues left out (no bio of ours goes
+ * there). A tag set shared with other devices (a SCSI host) gives us
+ * fewer, and a driver with a dispatch budget (SCSI's per-device queue
+ * depth) refuses earlier: both leave requests with us by themselves, the
+ * limit here is only an upper bound.
+ */
+static unsigned int bfq_driver_depth(struct request_queue *q)
+{
+	struct blk_mq_tag_set *set = q->tag_set;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned int depth = 0;
+	unsigned long i;
+
+	if (!set)
+		return 0;
+	if (set->flags & BLK_MQ_F_TAG_HCTX_SHARED)
+		return set->queue_depth;
+	queue_for_each_hw_ctx(q, hctx, i)
+		if (hctx->type != HCTX_TYPE_POLL)
+			depth += set->queue_depth;
+	return depth;
+}
+
+/*
+ * Called at hctx init and when nr_requests is written, but, in the latter
+ * case, before the block layer stores the new value in q->nr_requests
+ * (and, with tags shared between hardware queues, before it resizes the
+ * shared map): neither says the new depth here. So the limits are computed
+ * from q->nr_requests when it differs from tags_nr, at the next tag
+ * allocation (bfq_limit_depth()), which cannot come before the store: the
+ * queue is frozen around both.
+ */
+void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+
+	bfq_tags_set_depths(bfqd, hctx->queue->nr_requests);
+	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+	WRITE_ONCE(bfqd->driver_depth, bfq_driver_depth(hctx->queue));
+}
+
+int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	bfq_depth_updated(hctx);
+	return 0;
+}
+
+#ifdef CONFIG_BFQ_KUNIT_TEST
+#include "bfq-tags-test.c"
+#endif
