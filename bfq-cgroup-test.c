@@ -773,11 +773,11 @@ static void bfq_cg_sym_table(struct kunit *test)
 			n -= bfq_group_busy_change(bfqd, &g[i], false);
 	spin_unlock_irq(&bfqd->lock);
 	KUNIT_EXPECT_EQ(test, n, !!c->busy[0]);
-	KUNIT_EXPECT_EQ(test, bfqd->grp.weight_sum, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->grp.weight_sq_sum, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->grp.sync_sum, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->grp.sync_sq_sum, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->grp.root_children, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.weight_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.weight_sq_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.sync_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.sync_sq_sum, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.root_children, 0);
 	KUNIT_EXPECT_EQ(test, g[1].busy_children, 0);
 }
 

@@ -701,7 +701,7 @@ static unsigned int *bfq_group_parent_busy(struct bfq_data *bfqd,
 
 	return parent ? &container_of(parent, struct bfq_group,
 				      entity)->busy_children :
-			&bfqd->grp.root_children;
+			&bfqd->busy_group_sums.root_children;
 }
 
 /*
@@ -712,7 +712,7 @@ static unsigned int *bfq_group_parent_busy(struct bfq_data *bfqd,
 bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
 			   bool up)
 {
-	struct bfq_busy_groups *g = &bfqd->grp;
+	struct bfq_busy_groups *g = &bfqd->busy_group_sums;
 	u64 c, w;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -751,7 +751,7 @@ bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
 bool bfq_groups_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
 		      unsigned int n)
 {
-	const struct bfq_busy_groups *g = &bfqd->grp;
+	const struct bfq_busy_groups *g = &bfqd->busy_group_sums;
 	u64 w, c;
 
 	lockdep_assert_held(&bfqd->lock);

@@ -315,7 +315,7 @@ struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 		return NULL;
 	if (waker && waker->nr_queued && !cur->nr_in_driver)
 		return waker;
-	if (bfq_wr_protected(bfqd, cur, now_ns) || !symmetric)
+	if (bfq_wr_needs_idling(bfqd, cur, now_ns) || !symmetric)
 		return NULL;
 	if (bfqd->inj.in_driver >= bfq_inject_limit(&bfqd->inj.learn, now_ns))
 		return NULL;

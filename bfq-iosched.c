@@ -201,8 +201,8 @@ static const char *const bfq_expire_names[] = {
 	[BFQ_EXP_PREEMPTED]	= "preempted",
 };
 
-static void bfq_note_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			   bool selected)
+static void bfq_trace_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    bool selected)
 {
 	const struct bfq_entity *e = &bfqq->entity;
 
@@ -422,7 +422,7 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 	}
 	bfq_get_queue(bfqq);
 	rq->elv.priv[0] = bfqq;
-	bfq_group_tag_count(bfqd, bfqq->bfqg, true);
+	bfq_tags_count_group(bfqd, bfqq->bfqg, true);
 	return bfqq;
 }
 
@@ -666,7 +666,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	u64 now_ns = bfqq->nr_queued ? 0 : ktime_get_ns();
 	/*
 	 * When the process asked for the request: earlier than now if it
-	 * waited for a scheduler tag (bfq_sync_read_tags()). Its think time
+	 * waited for a scheduler tag (bfq_tags_sync_read()). Its think time
 	 * and the low-latency rules measure its pause, which ended then.
 	 */
 	u64 asked_ns = now_ns;
@@ -727,10 +727,10 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_entity_activate(&bfqq->entity);
 	bfqq->idle_expired_ns = 0;
 	bfq_busy_set(bfqd, bfqq);
-	bfq_note_queue(bfqd, bfqq, false);
+	bfq_trace_queue(bfqd, bfqq, false);
 	if (bfqd->in_service_bfqq &&
 	    (bfq_class_preempts(bfqq, bfqd->in_service_bfqq) ||
-	     bfq_wr_takes_over(bfqd, bfqq, bfqd->in_service_bfqq)))
+	     bfq_wr_preempts_queue(bfqd, bfqq, bfqd->in_service_bfqq)))
 		bfq_expire(bfqd, BFQ_EXP_PREEMPTED, now_ns);
 }
 
@@ -918,7 +918,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	batch = bfq_wr_in_large_burst(bfqd, bfqq);
-	if (!batch && bfq_wr_protected(bfqd, bfqq, now_ns) &&
+	if (!batch && bfq_wr_needs_idling(bfqd, bfqq, now_ns) &&
 	    !bfq_wr_yields(bfqd, bfqq, now_ns))
 		return true;
 	if (bfq_thinks_long(bfqd, bfqq))
@@ -986,7 +986,7 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
 				       unsigned int max_budget, u64 now_ns)
 {
-	if (bfq_wr_protected(bfqd, bfqq, now_ns))
+	if (bfq_wr_needs_idling(bfqd, bfqq, now_ns))
 		return 0;
 	if (READ_ONCE(bfqd->tun.max_budget_sectors) || bfqd->rate.nr_samples)
 		return max_budget;
@@ -1070,7 +1070,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 						       entity->budget_sectors);
 	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, now_ns);
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
-	bfq_note_queue(bfqd, bfqd->in_service_bfqq, true);
+	bfq_trace_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
 }
 
@@ -1252,7 +1252,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	}
 out:
 	/* Requests wait and none goes: see bfq_rq_completed(). */
-	bfqd->refused = !rq && bfqd->nr_queued;
+	bfqd->dispatch_refused = !rq && bfqd->nr_queued;
 	spin_unlock_irq(&bfqd->lock);
 	return rq;
 }
@@ -1331,11 +1331,11 @@ static void bfq_prepare_request(struct request *rq)
 	rq->elv.priv[1] = NULL;
 	if (!icq)
 		return;
-	bfq_tag_waited(bfqd, icq_to_bic(icq));
+	bfq_tags_waited(bfqd, icq_to_bic(icq));
 	WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
 		   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
 				     task_nice_ioprio(current)));
-	/* Until bfq_add_request() sets the deadline: see bfq_sync_read_tags(). */
+	/* Until bfq_add_request() sets the deadline: see bfq_tags_sync_read(). */
 	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
 		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
 		if (rq->fifo_time)
@@ -1388,7 +1388,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			 * as many more when its worker preempted a dispatch).
 			 */
 			bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
-			if (bfqd->refused)
+			if (bfqd->dispatch_refused)
 				bfqd->kick_on_finish = true;
 		}
 	}
@@ -1410,7 +1410,7 @@ static void bfq_finish_request(struct request *rq)
 		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
 			bfq_rq_completed(bfqd, bfqq, rq);
 		bfq_inject_forget_rq(bfqd, rq);
-		bfq_group_tag_count(bfqd, bfqq->bfqg, false);
+		bfq_tags_count_group(bfqd, bfqq->bfqg, false);
 		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
 		rq->elv.priv[0] = NULL;
 		rq->elv.priv[1] = NULL;
@@ -1508,7 +1508,7 @@ struct io_cq *bfq_current_icq_hint(struct request_queue *q)
 
 /*
  * Whether @bic's process has nothing queued: a lock-free peek, like
- * bfq_sync_read_tags()'s, at a queue that may no longer be its own.
+ * bfq_tags_sync_read()'s, at a queue that may no longer be its own.
  */
 static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 {
@@ -1637,7 +1637,7 @@ static void bfq_exit_icq(struct io_cq *icq)
 	struct bfq_data *bfqd = icq->q->elevator->elevator_data;
 	unsigned long flags;
 
-	bfq_tag_waited(bfqd, bic);
+	bfq_tags_waited(bfqd, bic);
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bic->exited = true;
 	if (bic->sync_bfqq)

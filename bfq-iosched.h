@@ -407,7 +407,7 @@ struct bfq_data {
 	unsigned int rq_in_driver;	/* dispatched, not finished */
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
-	bool refused;			/* last dispatch: none while rqs waited */
+	bool dispatch_refused;		/* last dispatch: none while rqs waited */
 	struct bfq_rate rate;
 	struct bfq_seek_cost seek;
 	struct bfq_wr_data wr;
@@ -422,11 +422,12 @@ struct bfq_data {
 	/*
 	 * Groups (the root one included) holding busy sync queues, and the
 	 * root group's count of them: more than one group means asymmetry
-	 * unless the groups are alike (rule 13 of bfq-cgroup.c, grp).
+	 * unless the groups are alike (rule 13 of bfq-cgroup.c,
+	 * busy_group_sums).
 	 */
 	unsigned int busy_groups;
 	unsigned int root_busy_sync;
-	struct bfq_busy_groups grp;
+	struct bfq_busy_groups busy_group_sums;
 	struct bfq_sched_data sched;
 	struct list_head dispatch_head;	/* at-head inserts, served first */
 	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
@@ -489,9 +490,9 @@ static inline void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flag
 #endif
 
 /* bfq-tags.c: the scheduler-tag policy. Lock-free unless said. */
-void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
-			 bool up);	/* bfq_data.lock */
-void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic);
+void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			  bool up);	/* bfq_data.lock */
+void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic);
 void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 void bfq_depth_updated(struct blk_mq_hw_ctx *hctx);
@@ -586,8 +587,8 @@ u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
 unsigned int bfq_softrt_batches(unsigned int batches, bool was_idle,
 				u64 now_ns, u64 next_start_ns);
 enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a);
-bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
-		     bool same_class);
+bool bfq_wr_coeff_preempts(unsigned int new_coeff,
+			   unsigned int in_service_coeff, bool same_class);
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why,
 				 unsigned int served, unsigned int max_budget);
@@ -609,8 +610,8 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    enum bfq_expire_reason why, unsigned int served,
 		    unsigned int max_budget, u64 now_ns);
 void bfq_wr_end_all(struct bfq_data *bfqd);
-bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		      u64 now_ns);
+bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			 u64 now_ns);
 bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
 void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
@@ -620,8 +621,8 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
 bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns);
-bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		       const struct bfq_queue *cur);
+bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			   const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq);
 u64 bfq_wr_left_ms(const struct bfq_queue *bfqq, u64 now_ns);

@@ -29,16 +29,16 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 
 	/* Flat: one request of the root group holds a tag. */
 	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, NULL, true);
+	bfq_tags_count_group(bfqd, NULL, true);
 	spin_unlock_irq(&bfqd->lock);
 	atomic_set(&bfqd->nr_tagged, 1);
 	now_ns = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 1U);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	KUNIT_EXPECT_FALSE(test, kept_for);
 	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, now_ns));
 	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, NULL, false);
+	bfq_tags_count_group(bfqd, NULL, false);
 	spin_unlock_irq(&bfqd->lock);
 	atomic_set(&bfqd->nr_tagged, 0);
 	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 0U);
@@ -52,36 +52,36 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 	qa->bfqg = ga;
 	qb->bfqg = gb;
 	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, ga, true);
+	bfq_tags_count_group(bfqd, ga, true);
 	spin_unlock_irq(&bfqd->lock);
 	atomic_set(&bfqd->nr_tagged, 1);
 	now_ns = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, ga->tags_held, 1U);
 	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
 	/* B holds none: its process may take the kept tags. */
-	KUNIT_EXPECT_TRUE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_TRUE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	KUNIT_EXPECT_TRUE(test, kept_for);
 	/* A holds one, and is not in service: it may not. */
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qa, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qa, now_ns, &kept_for));
 	KUNIT_EXPECT_FALSE(test, kept_for);
 	/* Nor may B once it holds one too. */
 	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, gb, true);
+	bfq_tags_count_group(bfqd, gb, true);
 	spin_unlock_irq(&bfqd->lock);
 	atomic_set(&bfqd->nr_tagged, 2);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	/* Kept for BFQ_TAG_KEEP_MS after the last change of group. */
 	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
 	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, bfqd->groups_io_ns +
 					       BFQ_TAG_KEEP_MS * NSEC_PER_MSEC));
 	/* Every tag given back: nobody holds one, nothing to keep for. */
 	spin_lock_irq(&bfqd->lock);
-	bfq_group_tag_count(bfqd, ga, false);
-	bfq_group_tag_count(bfqd, gb, false);
+	bfq_tags_count_group(bfqd, ga, false);
+	bfq_tags_count_group(bfqd, gb, false);
 	spin_unlock_irq(&bfqd->lock);
 	atomic_set(&bfqd->nr_tagged, 0);
 	KUNIT_EXPECT_EQ(test, gb->tags_held, 0U);
-	KUNIT_EXPECT_FALSE(test, bfq_tag_reserve(bfqd, qb, now_ns, &kept_for));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	qa->bfqg = NULL;
 	qb->bfqg = NULL;
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BFQ's scheduler-tag policy: which process may take which of the
- * device's scheduler tags, and who is woken when one is freed. Prefixes:
- * bfq_tag_ (one process's ask) and bfq_tags_ (the tag space).
+ * device's scheduler tags, and who is woken when one is freed. Prefix:
+ * bfq_tags_; the elevator hooks keep their operation's name
+ * (bfq_limit_depth(), bfq_depth_updated(), bfq_init_hctx()).
  *
  * A request exists only once its process holds a scheduler tag
  * (nr_requests of them: twice the hardware queue depth, so 2 on a
@@ -19,11 +20,11 @@
  * 2. Sync reads of most processes leave a share of the tags free
  *    (BFQ_TAG_RESERVE_DIV, rounded up: one of the two of a one-request
  *    device), kept for the processes whose next request matters most
- *    (bfq_tag_reserve()): an RT queue; those bfq_wr_tag_reserve() names,
+ *    (bfq_tags_reserved_for()): an RT queue; those bfq_wr_tag_reserve() names,
  *    raised or about to be (rule 8 of bfq-wr.c); a process with no queue
  *    yet while no large burst goes on (bfq_wr_newcomer_raisable()); a
  *    process of a group that holds no tag while others hold some
- *    (bfq_group_tagless(), rule 15 of bfq-cgroup.c); and the queue in
+ *    (bfq_tags_group_tagless(), rule 15 of bfq-cgroup.c); and the queue in
  *    service, while none of those waits.
  * 3. Tags are kept only while someone they are for had I/O in the last
  *    BFQ_TAG_KEEP_MS, or waits (bfq_tags_kept()): a tag kept for nobody
@@ -39,7 +40,7 @@
  * 6. Everything here reads without bfq_data.lock (the allocation path
  *    cannot take it for every request): an answer may be one request
  *    late, which costs that process one wait for a tag. The counts
- *    written under the lock (bfq_group_tag_count()) are read with
+ *    written under the lock (bfq_tags_count_group()) are read with
  *    READ_ONCE().
  */
 #include <linux/blkdev.h>
@@ -83,15 +84,15 @@
  * (whose group never changes) to its free; a binding after another
  * group's notes that several groups have I/O now.
  */
-void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
-			 bool up)
+void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			  bool up)
 {
 	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->root_tags_held);
 
 	lockdep_assert_held(&bfqd->lock);
 	if (WARN_ON_ONCE(!up && !*held))
 		return;
-	/* Read by bfq_group_tagless() without the lock. */
+	/* Read by bfq_tags_group_tagless() without the lock. */
 	WRITE_ONCE(*held, up ? *held + 1 : *held - 1);
 	if (up && bfqg != bfqd->last_tag_group) {
 		bfqd->last_tag_group = bfqg;
@@ -101,7 +102,7 @@ void bfq_group_tag_count(struct bfq_data *bfqd, struct bfq_group *bfqg,
 }
 
 /* @bic's process has its tag, or is gone. */
-void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
+void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 {
 	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
 	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
@@ -110,12 +111,12 @@ void bfq_tag_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 
 /*
  * Whether a process the tags of rule 8 (bfq-wr.c) are kept for sleeps for
- * one: a bic bfq_tag_note_waiter() marked, or a newcomer that asked less
- * than BFQ_TAG_KEEP_MS ago (bfq_tag_note_newcomer(): it has no queue to
+ * one: a bic bfq_tags_note_waiter() marked, or a newcomer that asked less
+ * than BFQ_TAG_KEEP_MS ago (bfq_tags_note_newcomer(): it has no queue to
  * mark, and once it has its tag it does not ask again, so its mark ends
  * with time). @now_ns 0: the clock is read only if a newcomer asked.
  */
-static bool bfq_tag_someone_waits(struct bfq_data *bfqd, u64 now_ns)
+static bool bfq_tags_someone_waits(struct bfq_data *bfqd, u64 now_ns)
 {
 	u64 asked = READ_ONCE(bfqd->newcomer_ask_ns);
 
@@ -138,7 +139,7 @@ static bool bfq_tag_someone_waits(struct bfq_data *bfqd, u64 now_ns)
  * request's tag; a sleeper takes a few us to run, by which time the tag is
  * free. sbitmap_queue_wake_all() would wake one sleeper per wait queue.
  */
-static void bfq_tag_wake_all(struct blk_mq_hw_ctx *hctx)
+static void bfq_tags_wake_all(struct blk_mq_hw_ctx *hctx)
 {
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
 	int i;
@@ -158,8 +159,8 @@ static void bfq_tag_wake_all(struct blk_mq_hw_ctx *hctx)
  */
 void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
 {
-	if (bfq_tag_someone_waits(bfqd, 0))
-		bfq_tag_wake_all(hctx);
+	if (bfq_tags_someone_waits(bfqd, 0))
+		bfq_tags_wake_all(hctx);
 }
 
 /*
@@ -170,8 +171,8 @@ void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
  * the RCU read section began, and blk-cgroup frees a group only after a
  * grace period from its last reference (rule 10).
  */
-static bool bfq_group_tagless(struct bfq_data *bfqd,
-			      const struct bfq_queue *bfqq)
+static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
+				   const struct bfq_queue *bfqq)
 {
 	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
 	struct bfq_group *bfqg = data_race(bfqq->bfqg);
@@ -187,15 +188,15 @@ static bool bfq_group_tagless(struct bfq_data *bfqd,
  * and the queue in service (the device may be idling for its next request)
  * while none of those waits for a tag.
  */
-static bool bfq_tag_reserve(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    u64 now_ns, bool *kept_for)
+static bool bfq_tags_reserved_for(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				  u64 now_ns, bool *kept_for)
 {
 	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
 		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
-		    bfq_group_tagless(bfqd, bfqq);
+		    bfq_tags_group_tagless(bfqd, bfqq);
 	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
-			     !bfq_tag_someone_waits(bfqd, now_ns));
+			     !bfq_tags_someone_waits(bfqd, now_ns));
 }
 
 /* A share of the tags is reserved and at most one tag is free: a wait. */
@@ -215,11 +216,11 @@ static bool bfq_tags_nearly_out(struct bfq_data *bfqd,
  * tag was kept for sleeps on: up to tens of ms under ten readers. So from
  * the moment a process that may take the kept tags asks for one with at
  * most one left until it has it (bfq_prepare_request()), each
- * bfq_finish_request() wakes every sleeper (bfq_tag_wake_all()): the tag
+ * bfq_finish_request() wakes every sleeper (bfq_tags_wake_all()): the tag
  * it frees goes to the first that may take it.
  */
-static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
-				struct blk_mq_hw_ctx *hctx)
+static void bfq_tags_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
+				 struct blk_mq_hw_ctx *hctx)
 {
 	if (bfq_tags_nearly_out(bfqd, hctx) &&
 	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
@@ -227,8 +228,8 @@ static void bfq_tag_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 }
 
 /* The same for a process with no queue yet, which rule 1 will raise. */
-static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
-				  struct blk_mq_hw_ctx *hctx, u64 now_ns)
+static void bfq_tags_note_newcomer(struct bfq_data *bfqd,
+				   struct blk_mq_hw_ctx *hctx, u64 now_ns)
 {
 	if (bfq_tags_nearly_out(bfqd, hctx) &&
 	    bfq_wr_newcomer_raisable(bfqd, now_ns) &&
@@ -237,7 +238,7 @@ static void bfq_tag_note_newcomer(struct bfq_data *bfqd,
 }
 
 /* Whether @then_ns (0: never) is less than BFQ_TAG_KEEP_MS before @now_ns. */
-static bool bfq_recent(u64 then_ns, u64 now_ns)
+static bool bfq_tags_recent(u64 then_ns, u64 now_ns)
 {
 	/* Signed: another CPU may have stored a time later than ours. */
 	return then_ns &&
@@ -256,9 +257,9 @@ static bool bfq_recent(u64 then_ns, u64 now_ns)
  */
 static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 {
-	return bfq_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
-	       bfq_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
-	       bfq_tag_someone_waits(bfqd, now_ns);
+	return bfq_tags_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
+	       bfq_tags_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
+	       bfq_tags_someone_waits(bfqd, now_ns);
 }
 
 /*
@@ -270,7 +271,7 @@ static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
  * another device's; a process bfq has no queue for yet (new, or new to
  * this device) may take every tag.
  */
-static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
+static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 				       struct blk_mq_alloc_data *data)
 {
 	struct bfq_io_cq *bic;
@@ -300,8 +301,8 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 		 * waited for unless a large burst goes on: in one (make -j)
 		 * every completion would wake every sleeper.
 		 */
-		bfq_tag_note_newcomer(bfqd, data->hctx, now_ns);
-	} else if (!bfq_tag_reserve(bfqd, bfqq, now_ns, &kept_for)) {
+		bfq_tags_note_newcomer(bfqd, data->hctx, now_ns);
+	} else if (!bfq_tags_reserved_for(bfqd, bfqq, now_ns, &kept_for)) {
 		if (bfq_tags_kept(bfqd, now_ns))
 			tags = READ_ONCE(bfqd->shared_depth);
 	} else if (kept_for && !(data->flags & BLK_MQ_REQ_NOWAIT)) {
@@ -310,7 +311,7 @@ static unsigned int bfq_sync_read_tags(struct bfq_data *bfqd,
 		 * fails rather than sleeps, and a failed ask never reaches
 		 * bfq_prepare_request(), which would end the mark.
 		 */
-		bfq_tag_note_waiter(bfqd, bic, data->hctx);
+		bfq_tags_note_waiter(bfqd, bic, data->hctx);
 	}
 	bfq_lockless_unlock(bfqd, flags);
 	rcu_read_unlock();
@@ -353,7 +354,7 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	else if (op_is_write(opf))
 		tags = READ_ONCE(bfqd->sync_write_depth);
 	else
-		tags = bfq_sync_read_tags(bfqd, data);
+		tags = bfq_tags_sync_read(bfqd, data);
 	if (tags)
 		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
 }
@@ -366,7 +367,7 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
  * depth) refuses earlier: both leave requests with us by themselves, the
  * limit here is only an upper bound.
  */
-static unsigned int bfq_driver_depth(struct request_queue *q)
+static unsigned int bfq_tags_driver_depth(struct request_queue *q)
 {
 	struct blk_mq_tag_set *set = q->tag_set;
 	struct blk_mq_hw_ctx *hctx;
@@ -398,7 +399,7 @@ void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 	bfq_tags_set_depths(bfqd, hctx->queue->nr_requests);
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
-	WRITE_ONCE(bfqd->driver_depth, bfq_driver_depth(hctx->queue));
+	WRITE_ONCE(bfqd->driver_depth, bfq_tags_driver_depth(hctx->queue));
 }
 
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)

@@ -24,16 +24,16 @@ static u64 bfq_test_check_subtree(struct kunit *test, struct rb_node *node,
 		struct bfq_entity *l = bfq_rb_entity(node->rb_left);
 		u64 m = bfq_test_check_subtree(test, node->rb_left, count);
 
-		KUNIT_EXPECT_FALSE(test, bfq_vt_before(e->finish, l->finish));
-		if (bfq_vt_before(m, min))
+		KUNIT_EXPECT_FALSE(test, bfq_vtime_before(e->finish, l->finish));
+		if (bfq_vtime_before(m, min))
 			min = m;
 	}
 	if (node->rb_right) {
 		struct bfq_entity *r = bfq_rb_entity(node->rb_right);
 		u64 m = bfq_test_check_subtree(test, node->rb_right, count);
 
-		KUNIT_EXPECT_FALSE(test, bfq_vt_before(r->finish, e->finish));
-		if (bfq_vt_before(m, min))
+		KUNIT_EXPECT_FALSE(test, bfq_vtime_before(r->finish, e->finish));
+		if (bfq_vtime_before(m, min))
 			min = m;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, e->min_start, min, "augmented min_start");
@@ -58,7 +58,7 @@ static struct bfq_entity *bfq_test_scan(struct bfq_service_tree *st)
 	for (node = rb_first(&st->active); node; node = rb_next(node)) {
 		struct bfq_entity *e = bfq_rb_entity(node);
 
-		if (!bfq_vt_before(st->vtime, e->start))
+		if (!bfq_vtime_before(st->vtime, e->start))
 			return e;
 	}
 	return NULL;
@@ -319,8 +319,8 @@ static void bfq_entity_activate_keeps_finish(struct kunit *test)
 	bfq_entity_expire(s, 100, false);
 	KUNIT_EXPECT_EQ(test, e[0].state, BFQ_E_IDLE);
 	finish = e[0].finish;
-	KUNIT_EXPECT_TRUE(test, bfq_vt_before(sd.st[BFQ_CLASS_BE].vtime,
-					      finish));
+	KUNIT_EXPECT_TRUE(test, bfq_vtime_before(sd.st[BFQ_CLASS_BE].vtime,
+						 finish));
 	bfq_entity_activate(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].start, finish);
 	/* Entity 1 has not been served yet: its turn comes first. */
@@ -369,8 +369,8 @@ static void bfq_entity_rejoin_keeps_place(struct kunit *test)
 	for (step = 0; step < 3; step++)
 		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100,
 				  true);
-	KUNIT_ASSERT_TRUE(test, bfq_vt_before(finish,
-					      sd.st[BFQ_CLASS_BE].vtime));
+	KUNIT_ASSERT_TRUE(test, bfq_vtime_before(finish,
+						 sd.st[BFQ_CLASS_BE].vtime));
 	bfq_entity_rejoin(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].start, finish);
 	/* Owed service: it is served before entity 1 again. */
@@ -741,9 +741,9 @@ static void bfq_entity_expire_charges_path(struct kunit *test)
 	for (i = 1; i <= 3; i++) {
 		KUNIT_EXPECT_EQ(test, t->e[i].state, BFQ_E_ACTIVE);
 		KUNIT_EXPECT_EQ(test, t->e[i].start,
-				start[i] + bfq_vt_delta(40, t->e[i].weight));
+				start[i] + bfq_vtime_delta(40, t->e[i].weight));
 		KUNIT_EXPECT_EQ(test, t->e[i].sd->st[BFQ_CLASS_BE].vtime,
-				vtime[i] + bfq_vt_delta(40, wsum[i]));
+				vtime[i] + bfq_vtime_delta(40, wsum[i]));
 		KUNIT_EXPECT_NULL(test, t->e[i].sd->in_service);
 	}
 	/* Group 2 is no longer eligible in group 1: leaf 5 is next there. */
@@ -839,7 +839,7 @@ static void bfq_entity_rejoin_path_keeps_place(struct kunit *test)
 	for (step = 0; step < 3; step++)
 		bfq_entity_expire(bfq_sched_select(&t->sd[0], jiffies), 100,
 				  true);
-	KUNIT_ASSERT_TRUE(test, bfq_vt_before(finish, st->vtime));
+	KUNIT_ASSERT_TRUE(test, bfq_vtime_before(finish, st->vtime));
 	bfq_entity_rejoin(&t->e[2]);
 	KUNIT_EXPECT_EQ(test, t->e[1].start, finish);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&t->sd[0], jiffies),

@@ -89,12 +89,12 @@ unsigned int bfq_ioprio_to_weight(unsigned int level)
 					 IOPRIO_NR_LEVELS - 1)) * 10;
 }
 
-static bool bfq_vt_before(u64 a, u64 b)
+static bool bfq_vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
 }
 
-static u64 bfq_vt_delta(u64 sectors, u64 weight)
+static u64 bfq_vtime_delta(u64 sectors, u64 weight)
 {
 	return div64_u64(sectors << BFQ_VT_SHIFT, max_t(u64, weight, 1));
 }
@@ -119,10 +119,10 @@ static bool bfq_min_start_compute(struct bfq_entity *entity, bool exit)
 	u64 min = entity->start;
 
 	child = bfq_rb_entity(entity->rb_node.rb_left);
-	if (child && bfq_vt_before(child->min_start, min))
+	if (child && bfq_vtime_before(child->min_start, min))
 		min = child->min_start;
 	child = bfq_rb_entity(entity->rb_node.rb_right);
-	if (child && bfq_vt_before(child->min_start, min))
+	if (child && bfq_vtime_before(child->min_start, min))
 		min = child->min_start;
 	if (exit && entity->min_start == min)
 		return true;
@@ -143,9 +143,9 @@ static void bfq_active_insert(struct bfq_service_tree *st,
 		struct bfq_entity *p = bfq_rb_entity(*link);
 
 		parent = *link;
-		if (bfq_vt_before(entity->start, p->min_start))
+		if (bfq_vtime_before(entity->start, p->min_start))
 			p->min_start = entity->start;
-		if (bfq_vt_before(entity->finish, p->finish))
+		if (bfq_vtime_before(entity->finish, p->finish))
 			link = &parent->rb_left;
 		else
 			link = &parent->rb_right;
@@ -178,11 +178,11 @@ bfq_first_eligible_at(const struct bfq_service_tree *st, u64 vtime)
 		struct bfq_entity *left = bfq_rb_entity(node->rb_left);
 		struct bfq_entity *entity = bfq_rb_entity(node);
 
-		if (left && !bfq_vt_before(vtime, left->min_start)) {
+		if (left && !bfq_vtime_before(vtime, left->min_start)) {
 			node = node->rb_left;
 			continue;
 		}
-		if (!bfq_vt_before(vtime, entity->start))
+		if (!bfq_vtime_before(vtime, entity->start))
 			return entity;
 		node = node->rb_right;
 	}
@@ -212,7 +212,7 @@ static struct bfq_entity *bfq_level_next(const struct bfq_sched_data *sd,
 		if (!root)
 			continue;
 		/* Where rule 2's catch-up would take the virtual time. */
-		if (bfq_vt_before(vtime, root->min_start))
+		if (bfq_vtime_before(vtime, root->min_start))
 			vtime = root->min_start;
 		return bfq_first_eligible_at(st, vtime);
 	}
@@ -230,7 +230,7 @@ static void bfq_idle_insert(struct bfq_service_tree *st,
 
 	while (*link) {
 		parent = *link;
-		if (bfq_vt_before(entity->finish, bfq_rb_entity(parent)->finish))
+		if (bfq_vtime_before(entity->finish, bfq_rb_entity(parent)->finish))
 			link = &parent->rb_left;
 		else
 			link = &parent->rb_right;
@@ -254,7 +254,7 @@ static void bfq_idle_purge(struct bfq_service_tree *st)
 	struct bfq_entity *entity;
 
 	while ((entity = bfq_rb_entity(rb_first(&st->idle))) &&
-	       !bfq_vt_before(st->vtime, entity->finish))
+	       !bfq_vtime_before(st->vtime, entity->finish))
 		bfq_idle_erase(st, entity);
 }
 
@@ -267,7 +267,7 @@ static void bfq_vtime_catch_up(struct bfq_service_tree *st)
 {
 	struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
 
-	if (root && bfq_vt_before(st->vtime, root->min_start)) {
+	if (root && bfq_vtime_before(st->vtime, root->min_start)) {
 		st->vtime = root->min_start;
 		bfq_idle_purge(st);
 	}
@@ -276,7 +276,7 @@ static void bfq_vtime_catch_up(struct bfq_service_tree *st)
 /* The tree delivered @sectors of service: V += sectors / wsum. */
 static void bfq_vtime_advance(struct bfq_service_tree *st, u64 sectors)
 {
-	st->vtime += bfq_vt_delta(sectors, st->wsum);
+	st->vtime += bfq_vtime_delta(sectors, st->wsum);
 	bfq_idle_purge(st);
 }
 
@@ -303,7 +303,7 @@ static void bfq_entity_enqueue(struct bfq_entity *entity, u64 start)
 	if (entity->my_sd)
 		entity->budget_sectors = bfq_group_budget(entity->my_sd);
 	entity->start = start;
-	entity->finish = start + bfq_vt_delta(entity->budget_sectors,
+	entity->finish = start + bfq_vtime_delta(entity->budget_sectors,
 					       entity->weight);
 	entity->service_sectors = 0;
 	bfq_active_insert(st, entity);
@@ -386,7 +386,7 @@ static void bfq_entity_activate_one(struct bfq_entity *entity,
 	u64 start = st->vtime;
 
 	if (keep_place || (entity->state == BFQ_E_IDLE &&
-			   bfq_vt_before(start, entity->finish)))
+			   bfq_vtime_before(start, entity->finish)))
 		start = entity->finish;
 	if (entity->state == BFQ_E_IDLE)
 		bfq_idle_erase(st, entity);
@@ -448,7 +448,7 @@ static void bfq_entity_deactivate_one(struct bfq_entity *entity)
 	st->wsum -= entity->weight;
 	/* Unserved: its start stands, its finish shrinks to it. */
 	entity->finish = entity->start;
-	if (bfq_vt_before(st->vtime, entity->finish))
+	if (bfq_vtime_before(st->vtime, entity->finish))
 		bfq_idle_insert(st, entity);
 	else
 		entity->state = BFQ_E_OUT;
@@ -565,7 +565,7 @@ static void bfq_entity_expire_one(struct bfq_entity *entity,
 
 	entity->sd->in_service = NULL;
 	entity->finish = entity->start +
-			 bfq_vt_delta(charge_sectors, entity->weight);
+			 bfq_vtime_delta(charge_sectors, entity->weight);
 	bfq_vtime_advance(st, charge_sectors);
 	st->wsum -= entity->weight;
 	entity->state = BFQ_E_OUT;
@@ -580,7 +580,7 @@ static void bfq_entity_expire_one(struct bfq_entity *entity,
 		}
 		bfq_entity_update_prio(entity);
 		bfq_entity_enqueue(entity, start);
-	} else if (bfq_vt_before(st->vtime, entity->finish)) {
+	} else if (bfq_vtime_before(st->vtime, entity->finish)) {
 		bfq_idle_insert(st, entity);
 	}
 }

@@ -255,14 +255,15 @@ static void bfq_softrt_batches_steps(struct kunit *test)
 /* Rule 7: only a raised queue, only over a queue not raised, same class. */
 static void bfq_wr_preempts_cases(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts(BFQ_WR_COEFF, 1, true));
-	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts(BFQ_WR_SOFTRT_COEFF, 1, true));
-	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_COEFF, 1, false));
-	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(1, 1, true));
-	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_SOFTRT_COEFF,
-						 BFQ_WR_COEFF, true));
-	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts(BFQ_WR_COEFF, BFQ_WR_COEFF,
-						 true));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF, 1, true));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_coeff_preempts(BFQ_WR_SOFTRT_COEFF, 1,
+						      true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF, 1, false));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(1, 1, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_SOFTRT_COEFF,
+						       BFQ_WR_COEFF, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF,
+						       BFQ_WR_COEFF, true));
 }
 
 /*

@@ -91,7 +91,7 @@
  *    backlogged from then on.
  * 7. Preemption. A raised queue that becomes backlogged while a queue of
  *    its class that is not raised holds the device ends that queue's turn
- *    (bfq_wr_preempts()): its request is the one a user waits for, and a
+ *    (bfq_wr_coeff_preempts()): its request is the one a user waits for, and a
  *    bulk queue's turn can last timeout_sync. The preempted queue is
  *    charged only what it received and keeps its budget, so it is owed the
  *    rest and, with its finish time unchanged, is served again right after
@@ -322,8 +322,8 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
  * ends the turn of a queue raised by @in_service_coeff (1: not raised).
  * Only across one class: between classes the service layer's order rules.
  */
-bool bfq_wr_preempts(unsigned int new_coeff, unsigned int in_service_coeff,
-		     bool same_class)
+bool bfq_wr_coeff_preempts(unsigned int new_coeff,
+			   unsigned int in_service_coeff, bool same_class)
 {
 	return same_class && new_coeff > 1 && in_service_coeff == 1;
 }
@@ -720,8 +720,8 @@ void bfq_wr_end_all(struct bfq_data *bfqd)
 }
 
 /* Rule 5: whether @bfqq is raised at @now_ns and the device must idle for it. */
-bool bfq_wr_protected(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		      u64 now_ns)
+bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			 u64 now_ns)
 {
 	const struct bfq_wr_queue *wr = &bfqq->wr;
 
@@ -749,7 +749,7 @@ bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 	if (!next)
 		return false;
 	other = container_of(next, struct bfq_queue, entity);
-	return other != bfqq && bfq_wr_protected(bfqd, other, now_ns);
+	return other != bfqq && bfq_wr_needs_idling(bfqd, other, now_ns);
 }
 
 /* Rule 9: @bfqq had an arrival or a completion at @now_ns. */
@@ -837,12 +837,12 @@ bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns)
 }
 
 /* Rule 7: whether @bfqq, just backlogged, takes the device from @cur. */
-bool bfq_wr_takes_over(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		       const struct bfq_queue *cur)
+bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+			   const struct bfq_queue *cur)
 {
 	return bfq_wr_enabled(bfqd) &&
-	       bfq_wr_preempts(bfqq->wr.coeff, cur->wr.coeff,
-			       bfqq->ioprio_class == cur->ioprio_class);
+	       bfq_wr_coeff_preempts(bfqq->wr.coeff, cur->wr.coeff,
+				     bfqq->ioprio_class == cur->ioprio_class);
 }
 
 /* Rule 4: whether @bfqq was born in a large burst (no idling to protect it). */

@@ -1,7 +1,7 @@
 # Stress 6: tunables toggled under load. While verifying fio writers and a
 # reader run on a bfq null_blk, one tunable at a time is set to one of its
 # values — 0 where it is allowed, 1, the default, and the ends of its valid
-# range (bfq-iosched.c, bfq_tunable_descs) — every 20-200 ms; each write
+# range (bfq-sysfs.c, bfq_tunable_descs) — every 20-200 ms; each write
 # must be accepted and read back. The defaults are put back at the end.
 # Iterations: tunable writes.
 . /tests/slib.sh
