@@ -393,7 +393,6 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 		bfq_wr_queue_born(bfqd, bfqq, now_ns);
 	bfq_merge_join(bfqd, bic, bfqq, merged, now_ns);
 	if (merged) {
-		bfqd->merge.nr_splits++;
 		trace_bfq_split(bfq_dev(bfqd), merged->pid, bfqq->pid,
 				merged->merge.nr_members, why);
 		bfq_log(bfqd, bfqq, "split from bfq%d left=%u", merged->pid,
@@ -569,22 +568,6 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 static void bfq_idle_stop(struct bfq_data *bfqd);
 
 /*
- * Whether the other queues' requests (queued, in the device, or just
- * allocated) hold every scheduler tag: then the process of @bfqq, which
- * has nothing queued, cannot send its next request until one of theirs
- * completes, and the device would idle for it in vain. Its own requests in
- * the device do not count: their tags come back to it. Counted against
- * one hardware queue's tags (nr_requests): devices with one, like disks,
- * are where idling matters; with several (null_blk adds a poll queue), it
- * errs towards not idling once that many requests exist.
- */
-static bool bfq_tags_exhausted(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	return atomic_read(&bfqd->nr_tagged) - (int)bfqq->nr_in_driver >=
-	       (int)bfqd->queue->nr_requests;
-}
-
-/*
  * The queue in service emptied while no other request waited, and was not
  * worth idling for: instead of expiring it then, only to select it again
  * at its next request, it stays in service, parked, until the next arrival.
@@ -644,10 +627,7 @@ static void bfq_queue_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				 u64 now_ns, u64 asked_ns)
 {
 	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
-	if (bfqq->wr.coeff > 1) {
-		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
-		bfq_wr_app_io(bfqd, bfqq, now_ns);
-	}
+	bfq_wr_raised_io(bfqd, bfqq, now_ns);
 }
 
 /*
@@ -1124,8 +1104,7 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
 			    blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
-	/* For bfq-inject.c, rule 4: what a queue that waits may wait for. */
-	bfqq->inj.sent_ns = now_ns;
+	bfq_inject_note_sent(bfqq, now_ns);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 	if (bfqq->bfqg)
 		bfq_cg_stat_dispatched(bfqq->bfqg, rq, now_ns);
@@ -1325,7 +1304,7 @@ static void bfq_prepare_request(struct request *rq)
 	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
 	struct io_cq *icq = ioc_find_get_icq(rq->q);
 
-	atomic_inc(&bfqd->nr_tagged);
+	bfq_tags_taken(bfqd);
 	rq->elv.icq = icq;
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
@@ -1361,10 +1340,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_busy_clear(bfqd, bfqq);
 	bfq_cg_stat_completed(bfqq->bfqg, rq, now_ns);
 	bfqq->last_done_ns = now_ns;
-	if (bfqq->wr.coeff > 1) {
-		WRITE_ONCE(bfqd->raised_io_ns, now_ns);
-		bfq_wr_app_io(bfqd, bfqq, now_ns);
-	}
+	bfq_wr_raised_io(bfqd, bfqq, now_ns);
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
 	bfq_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);
@@ -1401,7 +1377,7 @@ static void bfq_finish_request(struct request *rq)
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
 	/* Before bfq_rq_completed() decides whether to idle. */
-	atomic_dec(&bfqd->nr_tagged);
+	bfq_tags_given_back(bfqd);
 	if (bfqq) {
 		unsigned long flags;
 		bool kick;
@@ -1456,7 +1432,7 @@ static void bfq_requeue_request(struct request *rq)
 				  bfqq->bfqd->rq_in_driver);
 		if (rq_state(rq) & BFQ_RQ_INJECTED) {
 			rq_state_set(rq, BFQ_RQ_INJECTED, false);
-			bfqq->bfqd->inj.in_driver--;
+			bfq_inject_requeued(bfqq->bfqd);
 		}
 	}
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
@@ -1568,10 +1544,10 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	into = bfqd->bio_merged_into;
 	if (merged && !bfqd->bio_counted && into &&
 	    (rq_state(into) & BFQ_RQ_QUEUED))
-		rq_bfqq(into)->merge.bios_queued++;
+		bfq_merge_bio_queued(rq_bfqq(into));
 	/* The piece bfq-merge.c's rule G waited for: serve it now. */
 	cur = bfqd->in_service_bfqq;
-	kick = merged && hrtimer_active(&bfqd->gather_timer) && cur &&
+	kick = merged && bfq_merge_gathering(bfqd) && cur &&
 	       !cur->nr_in_driver && bfq_merge_gathered(cur);
 	spin_unlock_irq(&bfqd->lock);
 	rcu_read_unlock();
@@ -1594,7 +1570,7 @@ static void bfq_request_merged(struct request_queue *q, struct request *rq,
 	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
 		return;
 	bfq_cg_stat_merged(bfqq->bfqg, rq);
-	bfqq->merge.bios_queued++;
+	bfq_merge_bio_queued(bfqq);
 	if (type != ELEVATOR_FRONT_MERGE)
 		return;
 	elv_rb_del(&bfqq->sort_list, rq);

@@ -241,7 +241,7 @@ struct bfq_merge_saved {
  * embedded io_cq, so icq must stay the first member.
  */
 /* bfq_io_cq.flags */
-#define BFQ_BIC_TAG_WAITING	0	/* counted in bfq_data.tag_waiters */
+#define BFQ_BIC_TAG_WAITING	0	/* counted in bfq_data.tags.waiters */
 
 struct bfq_io_cq {
 	struct io_cq icq;
@@ -330,6 +330,7 @@ struct bfq_wr_data {
 	struct list_head raised;	/* queues with wr.coeff > 1 */
 	unsigned int nr_raised;
 	u64 app_io_ns;	/* last arrival or completion, interactive raised */
+	u64 raised_io_ns;	/* the same, any raised queue; lock-free reads */
 };
 
 /* The injection limit's feedback loop (bfq_inject_feedback()). */
@@ -364,6 +365,7 @@ struct bfq_merge_data {
 	struct bfq_queue *stable_head;	/* first of the births going on; */
 	unsigned long stable_last;	/* no reference, cleared at its free */
 	u64 nr_merges, nr_splits;	/* for debugfs */
+	struct hrtimer gather_timer;	/* rule G: dispatch again */
 };
 
 /*
@@ -377,28 +379,34 @@ struct bfq_busy_groups {
 	unsigned int root_children;
 };
 
+/*
+ * The scheduler-tag policy's state (bfq-tags.c), read by the allocation
+ * path without bfq_data.lock; root_held and last_group written under it.
+ */
+struct bfq_tags_data {
+	/*
+	 * Computed from nr, the nr_requests they were computed for
+	 * (bfq_tags_set_depths()).
+	 */
+	unsigned int nr;
+	unsigned int async_depth;
+	unsigned int sync_write_depth;
+	unsigned int shared_depth;	/* tags left to most sync reads */
+	atomic_t waiters;		/* bics with BFQ_BIC_TAG_WAITING */
+	atomic_t nr_tagged;		/* prepared requests: tags held */
+	u64 groups_io_ns;		/* last insert after another group's */
+	unsigned int root_held;		/* the root group's bfq_group.tags_held */
+	const struct bfq_group *last_group;	/* compared, never read */
+	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
+};
+
 /* Per device (request queue) scheduler state. */
 struct bfq_data {
 	struct request_queue *queue;
 	struct bfq_tunables tun;
 
-	/*
-	 * Computed from tags_nr, the nr_requests they were computed for
-	 * (bfq_tags_set_depths()); read by limit_depth() without a lock.
-	 */
-	unsigned int tags_nr;
-	unsigned int async_depth;
-	unsigned int sync_write_depth;
-	unsigned int shared_depth;	/* tags outside bfq-wr.c's rule 8 */
+	struct bfq_tags_data tags;
 	unsigned int driver_depth;	/* requests the device takes at once */
-	atomic_t tag_waiters;		/* bics with BFQ_BIC_TAG_WAITING */
-	atomic_t nr_tagged;		/* prepared requests: tags held */
-	u64 raised_io_ns;		/* last arrival or completion, raised */
-	/* Rule 15 of bfq-cgroup.c; the last two under lock */
-	u64 groups_io_ns;		/* last insert after another group's */
-	unsigned int root_tags_held;	/* the root group's bfq_group.tags_held */
-	const struct bfq_group *last_tag_group;	/* compared, never read */
-	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
 
 	spinlock_t lock;		/* irq-safe: finish_request may be hardirq */
 	struct hrtimer idle_timer;	/* slice_idle; its callback takes lock */
@@ -441,7 +449,6 @@ struct bfq_data {
 	/* bio_merge -> request(s)_merged: was the bio counted, where is it. */
 	bool bio_counted;
 	struct request *bio_merged_into;
-	struct hrtimer gather_timer;	/* bfq-merge.c rule G: dispatch again */
 };
 
 /* bfq-iosched.c, for the other files. bfq_data.lock. */
@@ -497,6 +504,34 @@ void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 void bfq_depth_updated(struct blk_mq_hw_ctx *hctx);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
+
+/* A request we prepared holds a scheduler tag until we finish it. */
+static inline void bfq_tags_taken(struct bfq_data *bfqd)
+{
+	atomic_inc(&bfqd->tags.nr_tagged);
+}
+
+static inline void bfq_tags_given_back(struct bfq_data *bfqd)
+{
+	atomic_dec(&bfqd->tags.nr_tagged);
+}
+
+/*
+ * Whether the other queues' requests (queued, in the device, or just
+ * allocated) hold every scheduler tag: then the process of @bfqq, which
+ * has nothing queued, cannot send its next request until one of theirs
+ * completes, and the device would idle for it in vain. Its own requests in
+ * the device do not count: their tags come back to it. Counted against
+ * one hardware queue's tags (nr_requests): devices with one, like disks,
+ * are where idling matters; with several (null_blk adds a poll queue), it
+ * errs towards not idling once that many requests exist.
+ */
+static inline bool bfq_tags_exhausted(struct bfq_data *bfqd,
+				      struct bfq_queue *bfqq)
+{
+	return atomic_read(&bfqd->tags.nr_tagged) - (int)bfqq->nr_in_driver >=
+	       (int)bfqd->queue->nr_requests;
+}
 
 /* bfq-sysfs.c: the elevator's attributes, the tunables. */
 extern struct elv_fs_entry bfq_attrs[];
@@ -614,8 +649,8 @@ bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			 u64 now_ns);
 bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
-void bfq_wr_app_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		   u64 now_ns);
+void bfq_wr_raised_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		      u64 now_ns);
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
@@ -625,6 +660,12 @@ bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			   const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq);
+/* Whether @bfqq was born in a large burst, whatever low_latency says now. */
+static inline bool bfq_wr_born_in_large_burst(const struct bfq_queue *bfqq)
+{
+	return bfqq->wr.burst == BFQ_BURST_LARGE;
+}
+
 u64 bfq_wr_left_ms(const struct bfq_queue *bfqq, u64 now_ns);
 
 /* bfq-inject.c: injection and wakers (low_latency). bfq_data.lock. */
@@ -657,6 +698,18 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq);
 unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget);
 
+/* Rule 4: @bfqq dispatched a request at @now_ns (what a waiter waits for). */
+static inline void bfq_inject_note_sent(struct bfq_queue *bfqq, u64 now_ns)
+{
+	bfqq->inj.sent_ns = now_ns;
+}
+
+/* An injected request came back from the driver: it is no longer there. */
+static inline void bfq_inject_requeued(struct bfq_data *bfqd)
+{
+	bfqd->inj.in_driver--;
+}
+
 void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s);
 void bfq_wr_restore(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    const struct bfq_merge_saved *s, u64 now_ns);
@@ -677,6 +730,7 @@ enum bfq_split_why {
 
 void bfq_merge_init(struct bfq_data *bfqd);
 void bfq_merge_exit(struct bfq_data *bfqd);
+bool bfq_merge_gathering(struct bfq_data *bfqd);
 void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 			  int sign);
 bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
@@ -699,6 +753,12 @@ struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
 				    struct bfq_io_cq *bic,
 				    struct bfq_queue *bfqq, sector_t pos,
 				    unsigned int sectors);
+
+/* A bio joined a queued request of @bfqq (rule G counts the pieces). */
+static inline void bfq_merge_bio_queued(struct bfq_queue *bfqq)
+{
+	bfqq->merge.bios_queued++;
+}
 
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)

@@ -98,7 +98,7 @@
  * merge in the last BFQ_MERGE_RECENT_MS), its next dispatch waits, at most
  * twice its think time after its last completion (never less than
  * BFQ_GATHER_MIN_US, never more than slice_idle / BFQ_GATHER_SLICE_DIV;
- * slice_idle = 0 turns it off with idling). bfq_data.gather_timer runs
+ * slice_idle = 0 turns it off with idling). bfq_data.merge.gather_timer runs
  * the queue again when the wait ends; a bio that completes the gathering
  * runs it at once (bfq_bio_merge()).
  *
@@ -175,7 +175,7 @@ static bool bfq_merge_enabled(void)
 static enum hrtimer_restart bfq_gather_timer_fn(struct hrtimer *timer)
 {
 	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
-					     gather_timer);
+					     merge.gather_timer);
 
 	blk_mq_run_hw_queues(bfqd->queue, true);
 	return HRTIMER_NORESTART;
@@ -184,14 +184,21 @@ static enum hrtimer_restart bfq_gather_timer_fn(struct hrtimer *timer)
 void bfq_merge_init(struct bfq_data *bfqd)
 {
 	bfqd->merge.pos_tree = RB_ROOT;
-	hrtimer_init(&bfqd->gather_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	bfqd->gather_timer.function = bfq_gather_timer_fn;
+	hrtimer_init(&bfqd->merge.gather_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL);
+	bfqd->merge.gather_timer.function = bfq_gather_timer_fn;
 }
 
 /* No dispatch left to run: the elevator is going. */
 void bfq_merge_exit(struct bfq_data *bfqd)
 {
-	hrtimer_cancel(&bfqd->gather_timer);
+	hrtimer_cancel(&bfqd->merge.gather_timer);
+}
+
+/* Rule G: whether a dispatch waits for the pieces of a merged queue. */
+bool bfq_merge_gathering(struct bfq_data *bfqd)
+{
+	return hrtimer_active(&bfqd->merge.gather_timer);
 }
 
 /* @rq, with its bios, joins (@sign 1) or leaves (-1) @bfqq's queue. */
@@ -296,7 +303,7 @@ bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	until = bfq_gather_until(bfqd, bfqq, now_ns);
 	if (!until)
 		return false;
-	hrtimer_start(&bfqd->gather_timer, ns_to_ktime(until - now_ns),
+	hrtimer_start(&bfqd->merge.gather_timer, ns_to_ktime(until - now_ns),
 		      HRTIMER_MODE_REL);
 	return true;
 }
@@ -480,6 +487,8 @@ void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 
 	list_add_tail(&bic->member_node, &bfqq->merge.members);
 	bfqq->merge.nr_members++;
+	if (split)
+		bfqd->merge.nr_splits++;
 	if (split && s->valid) {
 		bfqq->think_ns = s->think_ns;
 		bfqq->seek_history = s->seek_history;
@@ -557,8 +566,8 @@ static bool bfq_merge_eligible(const struct bfq_queue *a,
 	return a != b && b->merge.nr_members && a->sync && b->sync &&
 	       a->bfqg == b->bfqg && a->ioprio_class == b->ioprio_class &&
 	       a->ioprio_level == b->ioprio_level &&
-	       a->wr.burst != BFQ_BURST_LARGE &&
-	       b->wr.burst != BFQ_BURST_LARGE &&
+	       !bfq_wr_born_in_large_burst(a) &&
+	       !bfq_wr_born_in_large_burst(b) &&
 	       !a->merge.split_pending && !b->merge.split_pending &&
 	       time_before(now, b->merge.last_arrival +
 			   msecs_to_jiffies(BFQ_MERGE_RECENT_MS));
@@ -668,7 +677,7 @@ struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
 		bfq_log(bfqd, bfqq, "split pending members=%u",
 			m->nr_members);
 	}
-	if (bfqq->wr.burst == BFQ_BURST_LARGE) {
+	if (bfq_wr_born_in_large_burst(bfqq)) {
 		/*
 		 * Never eligible, on either side of a pair: no search, and
 		 * no key that would hide an eligible neighbour from others.

@@ -31,17 +31,17 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 	spin_lock_irq(&bfqd->lock);
 	bfq_tags_count_group(bfqd, NULL, true);
 	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 1);
+	atomic_set(&bfqd->tags.nr_tagged, 1);
 	now_ns = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 1U);
+	KUNIT_EXPECT_EQ(test, bfqd->tags.root_held, 1U);
 	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	KUNIT_EXPECT_FALSE(test, kept_for);
 	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, now_ns));
 	spin_lock_irq(&bfqd->lock);
 	bfq_tags_count_group(bfqd, NULL, false);
 	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 0);
-	KUNIT_EXPECT_EQ(test, bfqd->root_tags_held, 0U);
+	atomic_set(&bfqd->tags.nr_tagged, 0);
+	KUNIT_EXPECT_EQ(test, bfqd->tags.root_held, 0U);
 
 #ifdef CONFIG_BFQ_GROUP_IOSCHED
 	/* Two groups: A's request holds the only tag taken. */
@@ -54,7 +54,7 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 	spin_lock_irq(&bfqd->lock);
 	bfq_tags_count_group(bfqd, ga, true);
 	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 1);
+	atomic_set(&bfqd->tags.nr_tagged, 1);
 	now_ns = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, ga->tags_held, 1U);
 	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
@@ -68,18 +68,18 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 	spin_lock_irq(&bfqd->lock);
 	bfq_tags_count_group(bfqd, gb, true);
 	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 2);
+	atomic_set(&bfqd->tags.nr_tagged, 2);
 	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	/* Kept for BFQ_TAG_KEEP_MS after the last change of group. */
 	KUNIT_EXPECT_TRUE(test, bfq_tags_kept(bfqd, now_ns));
-	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, bfqd->groups_io_ns +
+	KUNIT_EXPECT_FALSE(test, bfq_tags_kept(bfqd, bfqd->tags.groups_io_ns +
 					       BFQ_TAG_KEEP_MS * NSEC_PER_MSEC));
 	/* Every tag given back: nobody holds one, nothing to keep for. */
 	spin_lock_irq(&bfqd->lock);
 	bfq_tags_count_group(bfqd, ga, false);
 	bfq_tags_count_group(bfqd, gb, false);
 	spin_unlock_irq(&bfqd->lock);
-	atomic_set(&bfqd->nr_tagged, 0);
+	atomic_set(&bfqd->tags.nr_tagged, 0);
 	KUNIT_EXPECT_EQ(test, gb->tags_held, 0U);
 	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, qb, now_ns, &kept_for));
 	qa->bfqg = NULL;

@@ -87,17 +87,17 @@
 void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
 			  bool up)
 {
-	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->root_tags_held);
+	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->tags.root_held);
 
 	lockdep_assert_held(&bfqd->lock);
 	if (WARN_ON_ONCE(!up && !*held))
 		return;
 	/* Read by bfq_tags_group_tagless() without the lock. */
 	WRITE_ONCE(*held, up ? *held + 1 : *held - 1);
-	if (up && bfqg != bfqd->last_tag_group) {
-		bfqd->last_tag_group = bfqg;
+	if (up && bfqg != bfqd->tags.last_group) {
+		bfqd->tags.last_group = bfqg;
 		/* Read by bfq_tags_kept() without the lock. */
-		WRITE_ONCE(bfqd->groups_io_ns, ktime_get_ns());
+		WRITE_ONCE(bfqd->tags.groups_io_ns, ktime_get_ns());
 	}
 }
 
@@ -106,7 +106,7 @@ void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 {
 	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
 	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
-		atomic_dec(&bfqd->tag_waiters);
+		atomic_dec(&bfqd->tags.waiters);
 }
 
 /*
@@ -118,9 +118,9 @@ void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
  */
 static bool bfq_tags_someone_waits(struct bfq_data *bfqd, u64 now_ns)
 {
-	u64 asked = READ_ONCE(bfqd->newcomer_ask_ns);
+	u64 asked = READ_ONCE(bfqd->tags.newcomer_ask_ns);
 
-	if (atomic_read(&bfqd->tag_waiters))
+	if (atomic_read(&bfqd->tags.waiters))
 		return true;
 	if (!asked)
 		return false;
@@ -130,7 +130,7 @@ static bool bfq_tags_someone_waits(struct bfq_data *bfqd, u64 now_ns)
 	if ((s64)(now_ns - asked) < BFQ_TAG_KEEP_MS * NSEC_PER_MSEC)
 		return true;
 	/* Unless a newer ask came meanwhile: the clock is not read again. */
-	cmpxchg(&bfqd->newcomer_ask_ns, asked, 0);
+	cmpxchg(&bfqd->tags.newcomer_ask_ns, asked, 0);
 	return false;
 }
 
@@ -177,8 +177,8 @@ static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
 	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
 	struct bfq_group *bfqg = data_race(bfqq->bfqg);
 
-	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->root_tags_held)) &&
-	       atomic_read(&bfqd->nr_tagged) > 0;
+	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->tags.root_held)) &&
+	       atomic_read(&bfqd->tags.nr_tagged) > 0;
 }
 
 /*
@@ -205,7 +205,7 @@ static bool bfq_tags_nearly_out(struct bfq_data *bfqd,
 {
 	unsigned int nr = hctx->queue->nr_requests;
 
-	return READ_ONCE(bfqd->shared_depth) < nr &&
+	return READ_ONCE(bfqd->tags.shared_depth) < nr &&
 	       sbitmap_weight(&hctx->sched_tags->bitmap_tags.sb) + 1 >= nr;
 }
 
@@ -224,7 +224,7 @@ static void bfq_tags_note_waiter(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 {
 	if (bfq_tags_nearly_out(bfqd, hctx) &&
 	    !test_and_set_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
-		atomic_inc(&bfqd->tag_waiters);
+		atomic_inc(&bfqd->tags.waiters);
 }
 
 /* The same for a process with no queue yet, which rule 1 will raise. */
@@ -234,7 +234,7 @@ static void bfq_tags_note_newcomer(struct bfq_data *bfqd,
 	if (bfq_tags_nearly_out(bfqd, hctx) &&
 	    bfq_wr_newcomer_raisable(bfqd, now_ns) &&
 	    IOPRIO_PRIO_CLASS(get_current_ioprio()) != IOPRIO_CLASS_IDLE)
-		WRITE_ONCE(bfqd->newcomer_ask_ns, now_ns);
+		WRITE_ONCE(bfqd->tags.newcomer_ask_ns, now_ns);
 }
 
 /* Whether @then_ns (0: never) is less than BFQ_TAG_KEEP_MS before @now_ns. */
@@ -257,8 +257,8 @@ static bool bfq_tags_recent(u64 then_ns, u64 now_ns)
  */
 static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 {
-	return bfq_tags_recent(READ_ONCE(bfqd->raised_io_ns), now_ns) ||
-	       bfq_tags_recent(READ_ONCE(bfqd->groups_io_ns), now_ns) ||
+	return bfq_tags_recent(READ_ONCE(bfqd->wr.raised_io_ns), now_ns) ||
+	       bfq_tags_recent(READ_ONCE(bfqd->tags.groups_io_ns), now_ns) ||
 	       bfq_tags_someone_waits(bfqd, now_ns);
 }
 
@@ -304,7 +304,7 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 		bfq_tags_note_newcomer(bfqd, data->hctx, now_ns);
 	} else if (!bfq_tags_reserved_for(bfqd, bfqq, now_ns, &kept_for)) {
 		if (bfq_tags_kept(bfqd, now_ns))
-			tags = READ_ONCE(bfqd->shared_depth);
+			tags = READ_ONCE(bfqd->tags.shared_depth);
 	} else if (kept_for && !(data->flags & BLK_MQ_REQ_NOWAIT)) {
 		/*
 		 * Not a NOWAIT ask (RWF_NOWAIT, io_uring's first try): it
@@ -320,19 +320,19 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 
 /*
  * The tag limits for @nr scheduler tags. Racing callers compute the same
- * values; tags_nr is published last, so that a reader that sees it equal
+ * values; tags.nr is published last, so that a reader that sees it equal
  * to nr_requests also sees the limits computed from it.
  */
 static void bfq_tags_set_depths(struct bfq_data *bfqd, unsigned int nr)
 {
-	WRITE_ONCE(bfqd->async_depth,
+	WRITE_ONCE(bfqd->tags.async_depth,
 		   max(1U, nr * BFQ_ASYNC_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->sync_write_depth,
+	WRITE_ONCE(bfqd->tags.sync_write_depth,
 		   max(1U, nr * BFQ_SYNC_WRITE_DEPTH_PCT / 100));
-	WRITE_ONCE(bfqd->shared_depth,
+	WRITE_ONCE(bfqd->tags.shared_depth,
 		   max(1U, nr - DIV_ROUND_UP(nr, BFQ_TAG_RESERVE_DIV)));
 	/* Pairs with the smp_load_acquire() of bfq_limit_depth(). */
-	smp_store_release(&bfqd->tags_nr, nr);
+	smp_store_release(&bfqd->tags.nr, nr);
 }
 
 /*
@@ -347,12 +347,12 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	unsigned int tags;
 
 	/* nr_requests was written: see bfq_depth_updated(). */
-	if (unlikely(nr != smp_load_acquire(&bfqd->tags_nr)))
+	if (unlikely(nr != smp_load_acquire(&bfqd->tags.nr)))
 		bfq_tags_set_depths(bfqd, nr);
 	if (!op_is_sync(opf))
-		tags = READ_ONCE(bfqd->async_depth);
+		tags = READ_ONCE(bfqd->tags.async_depth);
 	else if (op_is_write(opf))
-		tags = READ_ONCE(bfqd->sync_write_depth);
+		tags = READ_ONCE(bfqd->tags.sync_write_depth);
 	else
 		tags = bfq_tags_sync_read(bfqd, data);
 	if (tags)
@@ -389,7 +389,7 @@ static unsigned int bfq_tags_driver_depth(struct request_queue *q)
  * case, before the block layer stores the new value in q->nr_requests
  * (and, with tags shared between hardware queues, before it resizes the
  * shared map): neither says the new depth here. So the limits are computed
- * from q->nr_requests when it differs from tags_nr, at the next tag
+ * from q->nr_requests when it differs from tags.nr, at the next tag
  * allocation (bfq_limit_depth()), which cannot come before the store: the
  * queue is frozen around both.
  */

@@ -664,9 +664,9 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 	d.bfqd->rq_in_driver = c->in_driver;
 	spin_lock_irq(&d.bfqd->lock);
 	if (c->app_io)
-		bfq_wr_app_io(d.bfqd, app, now - MS(c->app_age_ms));
+		bfq_wr_raised_io(d.bfqd, app, now - MS(c->app_age_ms));
 	/* A queue not raised as interactive leaves the time alone. */
-	bfq_wr_app_io(d.bfqd, d.q[2], now);
+	bfq_wr_raised_io(d.bfqd, d.q[2], now);
 	KUNIT_EXPECT_EQ(test, bfq_wr_holds_back(d.bfqd, bfqq, now), c->held);
 	spin_unlock_irq(&d.bfqd->lock);
 }
