@@ -19,7 +19,7 @@
  *    device time it held, not for the few sectors it moved, so it cannot
  *    lower everybody's throughput, and every timed-out turn costs the
  *    same, whatever the sectors happened to be. Not an application
- *    starting (bfq-wr.c, rule 5): the device waited for it on purpose.
+ *    starting (bfq_wr_needs_idling()): the device waited for it on purpose.
  *
  * Locking: callers hold bfq_data.lock.
  */

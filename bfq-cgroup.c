@@ -151,24 +151,23 @@
  *    it. A removed group hands its counts on to its parent for the
  *    recursive files, except the gauge io_queued.
  * 15. Scheduler tags. A process that does one request at a time (read()
- *    on O_DIRECT, the way most programs do I/O) has nothing queued while
- *    it prepares its next request, and on a short queue (2 tags on a
- *    one-request device) the other processes' requests take every tag
- *    meanwhile: it sleeps in the block layer, bfq never sees its group
- *    busy, and the groups share the device by their processes' wins of
- *    the tag races, four readers against one taking four requests in
- *    five whatever the weights. So each group counts the tags its
- *    requests hold (bfq_group.tags_held; the root group's count is in
- *    bfq_data), from the binding of a request to its queue to its free,
- *    and the tags rule 8 of bfq-wr.c keeps go also to the processes of a
- *    group that holds none while other groups hold some; they are kept
- *    while a request of one group followed another group's in the last
- *    BFQ_TAG_KEEP_MS. Each group with a process waiting then has a
- *    request in bfq's sight, and B-WF2Q+ shares the device among them by
- *    weight, with the idling of rule 13 where their shapes differ. Read
- *    without bfq_data.lock, like rule 8's: a wrong answer costs one
- *    request's wait, and a device with many tags never runs out of them
- *    for a few processes per group.
+ *    on O_DIRECT, the way most programs do I/O) has nothing queued while it
+ *    prepares its next request, and on a short queue (2 tags on a one-request
+ *    device) the other processes' requests take every tag meanwhile: it sleeps
+ *    in the block layer, bfq never sees its group busy, and the groups share
+ *    the device by their processes' wins of the tag races, four readers against
+ *    one taking four requests in five whatever the weights. So each group
+ *    counts the tags its requests hold (bfq_group.tags_held; the root group's
+ *    count is in bfq_data), from the binding of a request to its queue to its
+ *    free, and the tags bfq-tags.c keeps (bfq_tags_reserved_for()) go also to
+ *    the processes of a group that holds none while other groups hold some;
+ *    they are kept while a request of one group followed another group's in the
+ *    last BFQ_TAG_KEEP_MS. Each group with a process waiting then has a request
+ *    in bfq's sight, and B-WF2Q+ shares the device among them by weight, with
+ *    the idling of rule 13 where their shapes differ. Read without
+ *    bfq_data.lock, like all of bfq-tags.c: a wrong answer costs one request's
+ *    wait, and a device with many tags never runs out of them for a few
+ *    processes per group.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>

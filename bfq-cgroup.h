@@ -82,7 +82,7 @@ struct bfq_cgroup_data {
 /*
  * The blkio.bfq.* counters of a group, by direction and sync. The first
  * two are bumped at dispatch; with CONFIG_BFQ_CGROUP_DEBUG the others at
- * insert, merge, dispatch and completion too (rule 14 of bfq-cgroup.c).
+ * insert, merge, dispatch and completion too (the bfq_cg_stat_*() calls).
  */
 struct bfq_group_stats {
 	struct blkg_rwstat bytes;	/* io_service_bytes */
@@ -123,14 +123,14 @@ struct bfq_group {
 
 	struct bfq_group_stats stats;	/* per-cpu counters, no lock */
 
-	/* bfq_data.lock; queues of this group (rule 11 of bfq-cgroup.c). */
+	/* bfq_data.lock; queues of this group (bfq_group_attach()). */
 	bool placed;			/* entity given its parent's level */
-	/* Rule 13 of bfq-cgroup.c, for bfq_symmetric(). */
+	/* For bfq_groups_alike() and bfq_symmetric(). */
 	unsigned int busy_sync;		/* busy sync queues directly here */
 	unsigned int busy_weight;	/* weight counted while busy_sync */
 	unsigned int busy_children;	/* child groups with busy_sync */
 	/*
-	 * Rule 15 of bfq-cgroup.c: requests of its queues that hold a
+	 * For bfq_tags_group_tagless(): requests of its queues that hold a
 	 * scheduler tag. Written under bfq_data.lock, read without it.
 	 */
 	unsigned int tags_held;
@@ -162,7 +162,7 @@ static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 }
 
 /*
- * Rule 15 of bfq-cgroup.c: the count of tags held by @bfqg's requests
+ * bfq-tags.c: the count of tags held by @bfqg's requests
  * (NULL: the root group, whose count is @root, in bfq_data).
  */
 static inline unsigned int *bfq_group_tags_held(struct bfq_group *bfqg,
@@ -185,7 +185,7 @@ static inline void bfq_cg_stat_count(struct bfq_group *bfqg,
 
 #ifdef CONFIG_BFQ_CGROUP_DEBUG
 /*
- * Rule 14 of bfq-cgroup.c. A dispatched request's fifo_time, its deadline
+ * Statistics (bfq_cg_stat_*()). A dispatched request's fifo_time, its deadline
  * while queued, becomes its dispatch time in ns.
  */
 static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
@@ -301,7 +301,7 @@ static inline void bfq_cg_deactivate(struct bfq_data *bfqd)
 
 #endif /* CONFIG_BFQ_GROUP_IOSCHED */
 
-/* Rule 14 of bfq-cgroup.c: the statistics only debug kernels keep. */
+/* The statistics only debug kernels keep. */
 #if defined(CONFIG_BFQ_GROUP_IOSCHED) && defined(CONFIG_BFQ_CGROUP_DEBUG)
 /*
  * On 6.1 fifo_time shares its memory with the csd that sends a completion

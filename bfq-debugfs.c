@@ -145,7 +145,7 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
 		   bfq_max_budget(bfqd), bfqd->rq_in_driver,
 		   bfqd->driver_depth, bfqd->hw_queueing);
-	/* Rule 2 of bfq-rate.c: what requests served alone took. */
+	/* bfq_seek_costly(): what requests served alone took. */
 	seq_printf(m, "seeks_cost=%d\n", bfq_seek_costly(sc));
 	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {
 		if (!sc->near_n[i] && !sc->far_n[i])

@@ -2,7 +2,7 @@
 /*
  * BFQ low latency, continued: what the device does while it idles for the
  * queue in service. Idling gives that queue its next request at once (a
- * raised application's, bfq-wr.c rule 5) and keeps sequential queues
+ * raised application's, bfq_wr_needs_idling()) and keeps sequential queues
  * sequential; but an idle device is lost throughput for everyone else.
  * Active only while the low_latency tunable is 1.
  *
@@ -13,7 +13,7 @@
  *    service order names next (bfq_sched_peek()) are dispatched, at most
  *    bfq_inject_limit() of them in the device at once. Only where idling
  *    serves throughput (the busy queues are symmetric, their groups alike
- *    by rule 13 of bfq-cgroup.c, and the queue in service is sequential),
+ *    by bfq_groups_alike(), and the queue in service is sequential),
  *    not where it serves the weights or a raised queue: where weights
  *    differ, or groups do, the idle time is what keeps the heavier
  *    queue's or group's share; and an application starting (bfq-wr.c

@@ -510,7 +510,7 @@ static void bfq_group_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * device count because a process that does one request at a time has
  * nothing queued while its request is served: on a deep device four such
  * readers in one group and one in another would look like one busy queue
- * each, the groups alike (rule 13 of bfq-cgroup.c), and the device would
+ * each, the groups alike (bfq_groups_alike()), and the device would
  * not idle for the lone reader's share.
  */
 static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -582,7 +582,7 @@ static void bfq_idle_stop(struct bfq_data *bfqd);
 static void bfq_park(struct bfq_data *bfqd, u64 now_ns)
 {
 	bfqd->parked = true;
-	/* To the low-latency rules, parked is idle (bfq-wr.c, rule 3). */
+	/* To the low-latency rules, parked is idle (bfq_wr_maybe_idle()). */
 	bfq_wr_maybe_idle(bfqd, bfqd->in_service_bfqq, now_ns);
 	bfq_log(bfqd, bfqd->in_service_bfqq, "park");
 }
@@ -721,7 +721,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * period going until it completes: its queue is not idle yet, though its
  * nr_in_driver is counted only once the request is handed over. Marking
  * it idle here would let the request's whole service time pass for a
- * pause of the process (bfq-wr.c, rule 3), and readers served by
+ * pause of the process (bfq_wr_maybe_idle()), and readers served by
  * injection looked soft real time.
  */
 static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq,
@@ -840,7 +840,7 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 
 /*
  * Whether the active sync queues all have the same class and weight, and
- * are in one group or in groups alike (rule 13 of bfq-cgroup.c; @bfqq, the
+ * are in one group or in groups alike (bfq_groups_alike(); @bfqq, the
  * queue in service, or NULL, tells which group to compare the others
  * with). Then serving them in any order gives each its share, and idling
  * is needed only where it helps throughput.
@@ -869,7 +869,7 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
  * its next request: always with strict_guarantees; for an interactive
- * weight-raised queue (bfq-wr.c, rule 5: a user waits for its next
+ * weight-raised queue (bfq_wr_needs_idling(): a user waits for its next
  * request), however long it thinks, unless another application starting
  * is next and the device serves both together (bfq_wr_yields()); never
  * for any other queue whose next request usually comes after more than an
@@ -880,7 +880,7 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * queue internally (bfq_queues_inside()) or seeks (rotational), where the
  * next request of the same queue is the cheapest one to serve, unless the
  * device has shown that requests far apart cost it no more than near
- * ones (bfq-rate.c, rule 2). A queue born in a large burst (bfq-wr.c,
+ * ones (bfq_seek_costly()). A queue born in a large burst (bfq-wr.c,
  * rule 4: the batch needs throughput) is idled for only for that last
  * reason: ten sequential readers started together on a disk lose over a
  * third of their throughput when the device does not idle for them (see
@@ -960,7 +960,7 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 /*
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
  * is still a guess, or the queue is an application starting, which the
- * device waited for by choice (bfq-wr.c, rule 5, has why).
+ * device waited for by choice (bfq_wr_needs_idling() says why).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
@@ -1061,7 +1061,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
  * fewer between two requests on a device that serves one at a time). But
  * for a merged queue in service that one stays here: in blk-mq's list no
  * bio merges into it any more, here its members' next pieces grow it
- * (bfq-merge.c, rule G). bfq_finish_request() runs the queue again when a
+ * (bfq_merge_gather()). bfq_finish_request() runs the queue again when a
  * request leaves.
  */
 static bool bfq_device_full(struct bfq_data *bfqd)
@@ -1176,7 +1176,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		if (bfqq->merge.nr_members > 1 &&
 		    bfq_merge_gather(bfqd, bfqq, now_ns))
 			return NULL;
-		/* bfq-wr.c, rule 9: an application starts; one at a time. */
+		/* bfq_wr_holds_back(): an application starts, one at a time. */
 		if (bfq_wr_holds_back(bfqd, bfqq, now_ns)) {
 			bfqd->kick_on_finish = true;
 			return NULL;
@@ -1545,7 +1545,7 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	if (merged && !bfqd->bio_counted && into &&
 	    (rq_state(into) & BFQ_RQ_QUEUED))
 		bfq_merge_bio_queued(rq_bfqq(into));
-	/* The piece bfq-merge.c's rule G waited for: serve it now. */
+	/* The piece bfq_merge_gather() waited for: serve it now. */
 	cur = bfqd->in_service_bfqq;
 	kick = merged && bfq_merge_gathering(bfqd) && cur &&
 	       !cur->nr_in_driver && bfq_merge_gathered(cur);
@@ -1691,7 +1691,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 /*
  * Called after every request is freed and every icq exited. The groups go
  * after the root's queues and before the bfq_data: offlining a group drops
- * its async queues under bfqd->lock (bfq-cgroup.c, rule 11).
+ * its async queues under bfqd->lock (bfq_group_attach()).
  */
 static void bfq_exit_sched(struct elevator_queue *e)
 {

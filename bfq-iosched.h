@@ -179,7 +179,7 @@ struct bfq_merge_queue {
 	struct bfq_queue *stable;	/* born with it: to be judged later */
 	bool split_pending;		/* merged, turned seeky: members leave */
 	int bios_queued;		/* bios in its queued requests */
-	unsigned int gather_target;	/* rule G's last target; 0: none */
+	unsigned int gather_target;	/* gathering's last target; 0: none */
 };
 
 /*
@@ -252,7 +252,7 @@ struct bfq_io_cq {
 	unsigned long flags;		/* atomic bitops, lockless */
 	/* On sync_bfqq->merge.members iff sync_bfqq; bfq_data.lock. */
 	struct list_head member_node;
-	/* jiffies: its last sync request or bio merge (bfq-merge.c, rule G) */
+	/* jiffies: its last sync request or bio merge (bfq_merge_gather()) */
 	unsigned long arrival;
 	struct bfq_merge_saved saved;	/* bfq_data.lock */
 };
@@ -296,7 +296,7 @@ struct bfq_rate {
 };
 
 /*
- * Whether moving the head costs the device time (bfq-rate.c, rule 2):
+ * Whether moving the head costs the device time (bfq_seek_costly()):
  * the mean service time of requests the device served alone, by size
  * class (log2 of sectors) and by distance from the previous request (near
  * or far). bfq_data.lock.
@@ -365,7 +365,7 @@ struct bfq_merge_data {
 	struct bfq_queue *stable_head;	/* first of the births going on; */
 	unsigned long stable_last;	/* no reference, cleared at its free */
 	u64 nr_merges, nr_splits;	/* for debugfs */
-	struct hrtimer gather_timer;	/* rule G: dispatch again */
+	struct hrtimer gather_timer;	/* gathering: dispatch again */
 };
 
 /*
@@ -430,7 +430,7 @@ struct bfq_data {
 	/*
 	 * Groups (the root one included) holding busy sync queues, and the
 	 * root group's count of them: more than one group means asymmetry
-	 * unless the groups are alike (rule 13 of bfq-cgroup.c,
+	 * unless the groups are alike (bfq_groups_alike(),
 	 * busy_group_sums).
 	 */
 	unsigned int busy_groups;
@@ -474,24 +474,28 @@ static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
  * bfq_data.lock instead.
  */
 #ifdef CONFIG_BFQ_DEBUG_QUEUE_FREE
-static inline void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+static inline void bfq_lockless_lock(struct bfq_data *bfqd,
+				     unsigned long *flags)
 	__acquires(&bfqd->lock)
 {
 	spin_lock_irqsave(&bfqd->lock, *flags);
 }
 
-static inline void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+static inline void bfq_lockless_unlock(struct bfq_data *bfqd,
+				       unsigned long flags)
 	__releases(&bfqd->lock)
 {
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 #else
 /* The production build: the reads stay lock-free. */
-static inline void bfq_lockless_lock(struct bfq_data *bfqd, unsigned long *flags)
+static inline void bfq_lockless_lock(struct bfq_data *bfqd,
+				     unsigned long *flags)
 {
 }
 
-static inline void bfq_lockless_unlock(struct bfq_data *bfqd, unsigned long flags)
+static inline void bfq_lockless_unlock(struct bfq_data *bfqd,
+				       unsigned long flags)
 {
 }
 #endif
@@ -754,7 +758,7 @@ struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
 				    struct bfq_queue *bfqq, sector_t pos,
 				    unsigned int sectors);
 
-/* A bio joined a queued request of @bfqq (rule G counts the pieces). */
+/* A bio joined a queued request of @bfqq (gathering counts the pieces). */
 static inline void bfq_merge_bio_queued(struct bfq_queue *bfqq)
 {
 	bfqq->merge.bios_queued++;

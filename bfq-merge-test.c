@@ -2,12 +2,11 @@
 /*
  * KUnit tests of early queue merge (bfq-merge.c), #included at its end:
  * detection on synthetic arrival streams (interleaved, strided, random,
- * sequential but far, stale, another class), merge chains of length 1 to
- * 4 with their members and references, a split giving a process back
- * the state it had before it merged, and the dispatch rules of merged
- * queues: gathering the members' pieces (rule G) and laggards first
- * (rule L). The randomized reference-count
- * sequence through the real queue allocator is in bfq-iosched-test.c.
+ * sequential but far, stale, another class), merge chains of length 1 to 4 with
+ * their members and references, a split giving a process back the state it had
+ * before it merged, and the dispatch rules of merged queues: gathering the
+ * members' pieces and laggards first. The randomized reference-count sequence
+ * through the real queue allocator is in bfq-iosched-test.c.
  */
 #include <linux/prandom.h>
 
@@ -403,7 +402,7 @@ static void bfq_merge_stable_pair(struct kunit *test)
 }
 
 /*
- * Rule G: a merged queue's next dispatch waits for one piece from each
+ * Gathering: a merged queue's next dispatch waits for one piece from each
  * member that did I/O in the last BFQ_MERGE_RECENT_MS, at most twice its
  * think time after its last completion, within [BFQ_GATHER_MIN_US,
  * slice_idle / BFQ_GATHER_SLICE_DIV].
@@ -476,7 +475,7 @@ static void bfq_merge_gather_table(struct kunit *test)
 	}
 }
 
-/* Rule G's count: the bios of the queued requests, 0 once empty. */
+/* Gathering's count: the bios of the queued requests, 0 once empty. */
 static void bfq_merge_bio_count(struct kunit *test)
 {
 	struct bfq_data *bfqd = bfq_test_bfqd(test);
@@ -516,7 +515,7 @@ static void bfq_merge_bio_count(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqq->merge.bios_queued, 0);
 }
 
-/* Rule L: a merged queue's lowest piece behind the head, in the region. */
+/* Laggards first: the lowest piece behind the head, within the region. */
 struct bfq_laggard_case {
 	const char *desc;
 	unsigned int members;

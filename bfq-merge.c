@@ -54,12 +54,12 @@
  *   any -> gone    the process exits (exit_icq) or moves to another group:
  *                  it leaves; the others stay served by the queue.
  *
- * Eligible pairs: both sync queues of processes, the same group, the same
- * class and level (so a merged queue has one weight: the processes'), not
- * born in a large burst (bfq-wr.c, rule 4: they are neither idled for nor
- * raised, so there is nothing to win), neither SPLIT_PENDING, and the
- * candidate's last request at most BFQ_MERGE_RECENT_MS old. A queue of a
- * large burst is kept out of the position tree altogether.
+ * Eligible pairs: both sync queues of processes, the same group, the same class
+ * and level (so a merged queue has one weight: the processes'), not born in a
+ * large burst (bfq_wr_in_large_burst(): they are neither idled for nor raised,
+ * so there is nothing to win), neither SPLIT_PENDING, and the candidate's last
+ * request at most BFQ_MERGE_RECENT_MS old. A queue of a large burst is kept out
+ * of the position tree altogether.
  *
  * What the merged queue gets: the members and their queued requests (with
  * their deadlines; those in the device finish on their old queue), the
@@ -88,7 +88,7 @@
  *  - requests moved to the merged queue take a reference on it and drop
  *    theirs on the old one (bfq_move_queued()).
  *
- * Gathering (rule G): a merged queue's request that carried the pieces of
+ * Gathering: a merged queue's request that carried the pieces of
  * k members brings k new pieces right after it completes, one from each
  * member as it wakes. Handed to the device one by one, each goes out
  * alone as a small request and the members drift apart; held until all
@@ -102,12 +102,12 @@
  * the queue again when the wait ends; a bio that completes the gathering
  * runs it at once (bfq_bio_merge()).
  *
- * Laggards first (rule L): in a merged queue, a member whose piece lies
+ * Laggards first: in a merged queue, a member whose piece lies
  * behind the head, within BFQ_STABLE_REGION_SECTORS, is served before
  * those ahead. Served in plain position order, the members ahead keep
  * the head moving away from it and it waits for its FIFO deadline, while
  * its piece is the one missing between theirs; served first, it catches
- * up, its pieces fill the gaps and rule G gathers all the members again.
+ * up, its pieces fill the gaps and gathering takes in all the members again.
  *
  * Everything here can be switched off with the module parameter
  * coop_merge=0 (/sys/module/bfq/parameters/coop_merge): no new merge is
@@ -155,11 +155,11 @@
 #define BFQ_STABLE_REGION_SECTORS	8192
 
 /*
- * Rule G's shortest wait: woken processes take tens of us to issue their
+ * Gathering's shortest wait: woken processes take tens of us to issue their
  * next request even on an idle CPU.
  */
 #define BFQ_GATHER_MIN_US		50
-/* Rule G waits at most this fraction of slice_idle. */
+/* Gathering waits at most this fraction of slice_idle. */
 #define BFQ_GATHER_SLICE_DIV		4
 
 static bool coop_merge = true;
@@ -195,7 +195,7 @@ void bfq_merge_exit(struct bfq_data *bfqd)
 	hrtimer_cancel(&bfqd->merge.gather_timer);
 }
 
-/* Rule G: whether a dispatch waits for the pieces of a merged queue. */
+/* Gathering: whether a dispatch waits for the pieces of a merged queue. */
 bool bfq_merge_gathering(struct bfq_data *bfqd)
 {
 	return hrtimer_active(&bfqd->merge.gather_timer);
@@ -208,7 +208,7 @@ void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 	struct bio *bio;
 	int n = 0;
 
-	/* Only rule G reads it: no walk of the bios for a process's own. */
+	/* Only gathering reads it: no walk of the bios for a process's own. */
 	if (bfqq->merge.nr_members < 2) {
 		bfqq->merge.bios_queued = 0;
 		return;
@@ -225,7 +225,7 @@ void bfq_merge_count_bios(struct bfq_queue *bfqq, struct request *rq,
 }
 
 /*
- * Rule L: the merged queue's lowest request behind its head, no further
+ * Laggards first: the merged queue's lowest request behind its head, no further
  * back than BFQ_STABLE_REGION_SECTORS, or NULL. A lower-bound descent of
  * the position-ordered tree: a request further back is not in the way.
  */
@@ -252,7 +252,7 @@ struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
 }
 
 /*
- * Rule G: the members that still do I/O, each one piece to wait for; a
+ * Gathering: the members that still do I/O, each one piece to wait for; a
  * member quiet for BFQ_MERGE_RECENT_MS (it stopped reading, or waits for
  * something else) is not waited for.
  */
@@ -268,7 +268,7 @@ static unsigned int bfq_gather_members(const struct bfq_queue *bfqq)
 	return max(n, 1U);
 }
 
-/* Rule G's decision for @bfqq at @now_ns: 0 to dispatch now, else when. */
+/* Gathering's decision for @bfqq at @now_ns: 0 to dispatch now, else when. */
 static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)
 {
@@ -289,7 +289,7 @@ static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /*
- * Rule G: whether @bfqq, in service with requests queued, waits for more
+ * Gathering: whether @bfqq, in service with requests queued, waits for more
  * of its members' pieces before its next dispatch; arms gather_timer for
  * the end of the wait if so.
  */
@@ -308,7 +308,7 @@ bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	return true;
 }
 
-/* Rule G: whether @bfqq's gathering has all the pieces it waits for. */
+/* Gathering: whether @bfqq's gathering has all the pieces it waits for. */
 bool bfq_merge_gathered(const struct bfq_queue *bfqq)
 {
 	unsigned int target = bfqq->merge.gather_target;
@@ -318,7 +318,7 @@ bool bfq_merge_gathered(const struct bfq_queue *bfqq)
 	return bfqq->merge.bios_queued >= (int)target;
 }
 
-/* Rule G: @bic's process did sync I/O just now. */
+/* Gathering: @bic's process did sync I/O just now. */
 void bfq_merge_member_active(struct bfq_io_cq *bic)
 {
 	bic->arrival = jiffies;

@@ -8,7 +8,7 @@
 #include "bfq-test.h"
 
 /*
- * Rule 15 of bfq-cgroup.c: the tags kept by rule 8 of bfq-wr.c go also to
+ * Rule 2: the tags kept for raised queues (bfq_wr_tag_reserve()) go also to
  * a process whose group holds no tag while another group holds some, and
  * are kept while the requests of several groups follow one another; with
  * every queue in the root group nothing changes.

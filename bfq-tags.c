@@ -21,10 +21,10 @@
  *    (BFQ_TAG_RESERVE_DIV, rounded up: one of the two of a one-request
  *    device), kept for the processes whose next request matters most
  *    (bfq_tags_reserved_for()): an RT queue; those bfq_wr_tag_reserve() names,
- *    raised or about to be (rule 8 of bfq-wr.c); a process with no queue
+ *    raised or about to be; a process with no queue
  *    yet while no large burst goes on (bfq_wr_newcomer_raisable()); a
  *    process of a group that holds no tag while others hold some
- *    (bfq_tags_group_tagless(), rule 15 of bfq-cgroup.c); and the queue in
+ *    (bfq_tags_group_tagless(), bfq_group_tags_held()); and the queue in
  *    service, while none of those waits.
  * 3. Tags are kept only while someone they are for had I/O in the last
  *    BFQ_TAG_KEEP_MS, or waits (bfq_tags_kept()): a tag kept for nobody
@@ -63,7 +63,7 @@
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
 /*
- * bfq-wr.c's rule 8: the part of the scheduler tags (rounded up: one of
+ * Rule 2: the part of the scheduler tags (rounded up: one of
  * the two of a one-request device) that sync reads of processes whose next
  * request no user waits for leave free. An eighth: a deep queue keeps
  * nearly all of its tags for the bulk readers, whose throughput needs
@@ -79,7 +79,7 @@
 #define BFQ_TAG_KEEP_MS			20
 
 /*
- * Rule 15 of bfq-cgroup.c: a request of @bfqg takes (@up) or gives back
+ * Rule 2: a request of @bfqg takes (@up) or gives back
  * its scheduler tag, counted from the request's binding to its queue
  * (whose group never changes) to its free; a binding after another
  * group's notes that several groups have I/O now.
@@ -164,7 +164,7 @@ void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
 }
 
 /*
- * Rule 15 of bfq-cgroup.c: @bfqq's group holds no scheduler tag while
+ * Rule 2: @bfqq's group holds no scheduler tag while
  * others do. Lock-free: @bfqq is the asking process's queue, read under
  * bfq_lockless_lock() and rcu_read_lock(); the group it names, even if the
  * queue was freed and reused meanwhile, was referenced by a queue after
@@ -184,7 +184,7 @@ static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
 /*
  * Whether the process of @bfqq may take the scheduler tags kept by rule 8 of
  * bfq-wr.c: an RT queue, those bfq_wr_tag_reserve() names, and those of a
- * group holding no tag (rule 15 of bfq-cgroup.c), for whom they are kept;
+ * group holding no tag (bfq_tags_group_tagless()), for whom they are kept;
  * and the queue in service (the device may be idling for its next request)
  * while none of those waits for a tag.
  */
@@ -247,7 +247,7 @@ static bool bfq_tags_recent(u64 then_ns, u64 now_ns)
 
 /*
  * Whether tags are kept at all: while a raised queue had I/O in the last
- * BFQ_TAG_KEEP_MS, or several groups had (rule 15 of bfq-cgroup.c), or a
+ * BFQ_TAG_KEEP_MS, or several groups had (bfq_tags_count_group()), or a
  * process they are kept for waits for one. Otherwise nobody would use
  * them, and on a short queue (2 tags) keeping one idles the device between
  * the requests of bulk readers: at depth 1 a tag always kept costs ten
@@ -338,7 +338,7 @@ static void bfq_tags_set_depths(struct bfq_data *bfqd, unsigned int nr)
 /*
  * Writes and async I/O may use only part of the scheduler tags, so that a
  * flood of them cannot leave sync reads waiting for a tag; sync reads of
- * most processes leave the tags rule 8 of bfq-wr.c keeps.
+ * most processes leave the tags rule 2 keeps.
  */
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {

@@ -68,7 +68,7 @@
  *    queue: its next batch is a period away, and rule 7 gives it the
  *    device when it comes. A timed-out turn of an interactively raised
  *    queue is charged what it moved, not a full max_budget as other
- *    timed-out turns are (bfq-budget.c, rule 2): the time was spent
+ *    timed-out turns are (bfq_turn_charge()): the time was spent
  *    waiting for it on purpose, and charged as a full budget it put the
  *    application's next turn behind every other queue's (under ten
  *    sequential readers such a turn moves a few percent of a full
@@ -719,7 +719,7 @@ void bfq_wr_end_all(struct bfq_data *bfqd)
 	bfqd->wr.burst.size = 0;
 }
 
-/* Rule 5: whether @bfqq is raised at @now_ns and the device must idle for it. */
+/* Rule 5: whether @bfqq is raised at @now_ns and must be idled for. */
 bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			 u64 now_ns)
 {
