@@ -653,8 +653,6 @@ bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			 u64 now_ns);
 bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
-void bfq_wr_raised_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		      u64 now_ns);
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
@@ -664,6 +662,23 @@ bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			   const struct bfq_queue *cur);
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq);
+/*
+ * bfq-wr.c: @bfqq had an arrival or a completion at @now_ns (for the
+ * interactive one, see bfq_wr_holds_back(); any raised one keeps tags).
+ * Inline: the life cycle calls it at every arrival and completion, and
+ * only a raised queue has anything to note.
+ */
+static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
+				    const struct bfq_queue *bfqq, u64 now_ns)
+{
+	if (bfqq->wr.coeff == 1)
+		return;
+	/* Read by bfq_tags_kept() without the lock. */
+	WRITE_ONCE(bfqd->wr.raised_io_ns, now_ns);
+	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE)
+		bfqd->wr.app_io_ns = now_ns;
+}
+
 /* Whether @bfqq was born in a large burst, whatever low_latency says now. */
 static inline bool bfq_wr_born_in_large_burst(const struct bfq_queue *bfqq)
 {

@@ -752,18 +752,6 @@ bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 	return other != bfqq && bfq_wr_needs_idling(bfqd, other, now_ns);
 }
 
-/* Rule 9: @bfqq had an arrival or a completion at @now_ns. */
-void bfq_wr_raised_io(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		      u64 now_ns)
-{
-	if (bfqq->wr.coeff == 1)
-		return;
-	/* Read by bfq_tags_kept() without the lock. */
-	WRITE_ONCE(bfqd->wr.raised_io_ns, now_ns);
-	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE)
-		bfqd->wr.app_io_ns = now_ns;
-}
-
 /*
  * Rule 9: whether a request of @bfqq must wait for the device to empty
  * because an application starting reads between its own requests, at
