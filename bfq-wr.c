@@ -517,7 +517,7 @@ void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  */
 void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s)
 {
-	s->large_burst = bfqq->wr.burst == BFQ_BURST_LARGE;
+	s->large_burst = bfq_wr_born_in_large_burst(bfqq);
 	s->wr_kind = bfqq->wr.kind;
 	s->wr_coeff = bfqq->wr.coeff;
 	s->wr_start_ns = bfqq->wr.start_ns;
@@ -841,7 +841,7 @@ bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq)
 {
-	return bfq_wr_enabled(bfqd) && bfqq->wr.burst == BFQ_BURST_LARGE;
+	return bfq_wr_enabled(bfqd) && bfq_wr_born_in_large_burst(bfqq);
 }
 
 /* For debugfs: what is left of the raising of @bfqq, in ms. */
