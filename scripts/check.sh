@@ -38,8 +38,13 @@
 #   6.1     vm/6.1             the functional VM tests, share and latency
 #                              tests in their quick form (VMTEST_QUICK=1);
 #                              one vCPU, and not the tests vm-debug/6.1
-#                              runs (make debug-tests)
-#   6.12    vm/6.12            the same, every test, two vCPUs
+#                              runs (make debug-tests) nor those of
+#                              vm/6.1-icount
+#           vm/6.1-icount      the tests whose bound plain TCG's jitter moves
+#                              (CHECK_ICOUNT_TESTS: cgroup-psync), in a boot
+#                              of their own under -icount, one vCPU
+#   6.12    vm/6.12            the same, every other test, two vCPUs
+#           vm/6.12-icount     as vm/6.1-icount
 #           kunit/6.12         kunit.py: its own small kernel, built when
 #                              our sources changed, and booted
 # The debug kernel is the longest build and the debug lane the longest
@@ -57,7 +62,7 @@
 #
 # Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
 # 6.1), CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
-# CHECK_STRESS_BOOTS (debug),
+# CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS (cgroup-psync),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +74,8 @@ KVERS=${CHECK_KVERS:-6.1 6.12}
 # written under I/O. make stress runs every scenario.
 check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
+# The tests make check runs under -icount instead of in the plain boot.
+icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
 all=$logdir/results.txt
@@ -181,21 +188,36 @@ kunit_from_vm_debug() {
 	KUNIT_DEBUG_LOG=${glog:-none} scripts/kunit-debug.sh "$1"
 }
 
+# vm_icount KVER: the tests whose bound is a timing that plain TCG's
+# jitter moves (a psync reader that re-issues late under host load loses
+# its group's turn), in a boot of their own under -icount: the guest's
+# clock counts its instructions, so a busy host no longer delays its
+# timers. One vCPU (6.1 hangs bringing up a second one under -icount).
+vm_icount() {
+	local k=$1
+	step "vm/$k-icount" "build/$k/results/vmtest-$k-icount.txt" vm env \
+		VM_ICOUNT=shift=0,sleep=off VM_SMP=1 VMTEST_NAME="$k-icount" \
+		scripts/vmtest.sh "$k" $icount_tests
+}
+
 # lane_kver KVER: its functional VM tests; KUnit through kunit.py where no
 # debug kernel runs the suites.
 lane_kver() {
-	local k=$1
+	local k=$1 skip=$icount_tests
 	case " $DEBUG_KVERS " in
 	*" $k "*)
 		# The debug lane boots this series with two vCPUs and runs the
 		# tests of vmtest-debug there, under the checkers: this boot
 		# leaves those out and takes one vCPU (a quarter less time).
+		skip+=" $(make -s --no-print-directory debug-tests)"
 		step "vm/$k" "build/$k/results/vmtest.txt" vm env VM_SMP=1 \
-			VMTEST_SKIP="$(make -s --no-print-directory debug-tests)" \
-			make KVER="$k" vmtest
+			VMTEST_SKIP="$skip" make KVER="$k" vmtest
+		vm_icount "$k"
 		return 0 ;;
 	esac
-	step "vm/$k" "build/$k/results/vmtest.txt" vm make KVER="$k" vmtest
+	step "vm/$k" "build/$k/results/vmtest.txt" vm env \
+		VMTEST_SKIP="$skip" make KVER="$k" vmtest
+	vm_icount "$k"
 	step "kunit/$k" "build/$k/results/kunit.txt" build make KVER="$k" kunit
 }
 

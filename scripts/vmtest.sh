@@ -32,6 +32,10 @@
 #   VMTEST_TIER=bench    the default list also takes the tests marked
 #                        "# vmtest-tier: bench" (long matrices that only
 #                        make bench runs, or a test named on the command line)
+#   VMTEST_NAME=N        name the results vm/N/TEST and write them to
+#                        build/KVER/results/vmtest-N.txt, so that a second
+#                        boot of one kernel (make check's -icount boot) can
+#                        run beside the first without mixing their results
 #
 # A crash that is QEMU's, not the test's (vm_emu_fault in scripts/vm/
 # common.sh: a stale int3 of multi-threaded TCG) reruns the test it
@@ -98,6 +102,10 @@ mkdir -p "$out/results" "$out/vm-logs"
 stamp=$(date +%Y%m%d-%H%M%S)
 logf=$out/vm-logs/$stamp.log
 results=$out/results/vmtest.txt
+if [ -n "${VMTEST_NAME:-}" ]; then
+	name=$VMTEST_NAME
+	results=$out/results/vmtest-$name.txt
+fi
 
 start=$(date +%s)
 append=${VMTEST_APPEND:-}

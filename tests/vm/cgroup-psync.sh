@@ -41,7 +41,10 @@
 #       shares.
 #   quick (VM_QUICK=1, make check): case b at depth 1, sequential,
 #       low_latency 0, on a 4 ms device (250 requests a second, well
-#       within the guest's CPU), 3 windows of 2 s, within 15%.
+#       within the guest's CPU), 3 windows of 2 s, within 15%. make check
+#       runs it under VM_ICOUNT too: on plain TCG a loaded host delays
+#       the lone reader's next request past the idle slice now and then,
+#       and its group loses turns it would keep on a real machine.
 # Environment (the matrix's parts, for make bench's steps and for
 # investigations; KEY=value on the guest's command line, lists with commas
 # there): CGP_DEPTHS
