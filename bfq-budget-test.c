@@ -30,16 +30,16 @@ static const struct bfq_budget_case bfq_budget_cases[] = {
 
 BFQ_KUNIT_TABLE(bfq_budget, bfq_budget_cases, bfq_budget_case);
 
-static void bfq_next_budget_table(struct kunit *test)
+static void bfq_budget_next_table(struct kunit *test)
 {
 	const struct bfq_budget_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, bfq_next_budget(1024, c->budget, c->served,
+	KUNIT_EXPECT_EQ(test, bfq_budget_next(1024, c->budget, c->served,
 					      c->why), c->next);
-	KUNIT_EXPECT_EQ(test, bfq_turn_charge(1024, c->served, c->why),
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(1024, c->served, c->why),
 			c->charge);
 	/* With max_budget still a guess, a timeout charges what it moved. */
-	KUNIT_EXPECT_EQ(test, bfq_turn_charge(0, c->served, c->why),
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(0, c->served, c->why),
 			c->served);
 }
 
@@ -48,7 +48,7 @@ static void bfq_next_budget_table(struct kunit *test)
  * @ns, then the device sits empty for as long (a process thinking).
  */
 static struct kunit_case bfq_budget_test_cases[] = {
-	KUNIT_CASE_PARAM(bfq_next_budget_table, bfq_budget_gen_params),
+	KUNIT_CASE_PARAM(bfq_budget_next_table, bfq_budget_gen_params),
 	{}
 };
 

@@ -2,8 +2,7 @@
 /*
  * BFQ budgets: how much service a queue may receive in its next turn, and
  * what a turn is charged. The estimators behind max_budget=0 and idling
- * (the peak rate, the seek cost) are bfq-rate.c's. Prefixes: bfq_next_,
- * bfq_turn_, bfq_min_budget.
+ * (the peak rate, the seek cost) are bfq-rate.c's. Prefix: bfq_budget_.
  *
  * Rules enforced, and why:
  *
@@ -30,16 +29,16 @@
 
 /* The least budget a queue gets: small enough for seeky queues. */
 #define BFQ_MIN_BUDGET_DIVISOR		32
-static unsigned int bfq_min_budget(unsigned int max_budget)
+static unsigned int bfq_budget_min(unsigned int max_budget)
 {
 	return max(1U, max_budget / BFQ_MIN_BUDGET_DIVISOR);
 }
 
 /* Rule 1: the budget of the queue's next turn. */
-unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
+unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why)
 {
-	unsigned int min_budget = bfq_min_budget(max_budget);
+	unsigned int min_budget = bfq_budget_min(max_budget);
 
 	switch (why) {
 	case BFQ_EXP_BUDGET:
@@ -62,8 +61,8 @@ unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
  * max_budget, or 0 while max_budget is only a guess (autotuning without a
  * rate sample yet): a guess must not turn into a charge.
  */
-unsigned int bfq_turn_charge(unsigned int timeout_charge, unsigned int served,
-			     enum bfq_expire_reason why)
+unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
+			       enum bfq_expire_reason why)
 {
 	if (why == BFQ_EXP_TIMEOUT)
 		return max(served, timeout_charge);

@@ -308,10 +308,10 @@ static void bfq_cg_fake_group(struct blkcg *blkcg, struct blkcg_gq *blkg,
 	blkg->blkcg = blkcg;
 	blkg->pd[bfq_blkcg_policy.plid] = &bfqg->pd;
 	bfqg->pd.blkg = blkg;
-	bfq_group_init(bfqg, bfqd);
+	bfq_cg_group_init(bfqg, bfqd);
 	spin_lock_irq(&blkcg->lock);
 	hlist_add_head(&blkg->blkcg_node, &blkcg->blkg_list);
-	bfq_pd_online(&bfqg->pd);
+	bfq_cg_pd_online(&bfqg->pd);
 	spin_unlock_irq(&blkcg->lock);
 }
 
@@ -479,7 +479,7 @@ static void bfq_cg_apply_table(struct kunit *test)
 }
 
 /* A group blk-cgroup creates after a default write takes it in online. */
-static void bfq_pd_online_takes_default(struct kunit *test)
+static void bfq_cg_pd_online_takes_default(struct kunit *test)
 {
 	struct bfq_cg_fake *f = bfq_cg_fake_new(test);
 	const struct bfq_cg_write w = BFQ_CG_W2("default 640", 0);
@@ -497,12 +497,12 @@ static void bfq_pd_online_takes_default(struct kunit *test)
 }
 
 /* An offline group's weight still changes; its entity is left alone. */
-static void bfq_group_apply_weight_offline(struct kunit *test)
+static void bfq_cg_set_weight_offline(struct kunit *test)
 {
 	struct bfq_cg_fake *f = bfq_cg_fake_new(test);
 	const struct bfq_cg_write w = BFQ_CG_W2("default 640", 0);
 
-	bfq_pd_offline(&f->bfqg[1].pd);
+	bfq_cg_pd_offline(&f->bfqg[1].pd);
 	KUNIT_EXPECT_NULL(test, f->bfqg[1].bfqd);
 	KUNIT_ASSERT_EQ(test, bfq_cg_fake_write(f, &w), 0);
 	KUNIT_EXPECT_EQ(test, f->bfqg[0].entity.new_weight, 640U);
@@ -538,7 +538,7 @@ static void bfq_cg_stats_expect(struct kunit *test, struct bfq_group *bfqg,
 	}
 }
 
-/* Two groups from bfq_pd_alloc(), the second under the first. */
+/* Two groups from bfq_cg_pd_alloc(), the second under the first. */
 static void bfq_cg_stat_pair(struct kunit *test, struct bfq_data *bfqd,
 			     struct bfq_group **parent,
 			     struct bfq_group **child)
@@ -547,16 +547,16 @@ static void bfq_cg_stat_pair(struct kunit *test, struct bfq_data *bfqd,
 					      GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, blkg);
-	*parent = pd_to_bfqg(bfq_pd_alloc(bfqd->queue, GFP_KERNEL));
-	*child = pd_to_bfqg(bfq_pd_alloc(bfqd->queue, GFP_KERNEL));
+	*parent = pd_to_bfqg(bfq_cg_pd_alloc(bfqd->queue, GFP_KERNEL));
+	*child = pd_to_bfqg(bfq_cg_pd_alloc(bfqd->queue, GFP_KERNEL));
 	KUNIT_ASSERT_NOT_NULL(test, *parent);
 	KUNIT_ASSERT_NOT_NULL(test, *child);
 	blkg[1].parent = &blkg[0];
 	blkg[0].pd[bfq_blkcg_policy.plid] = &(*parent)->pd;
 	(*parent)->pd.blkg = &blkg[0];
 	(*child)->pd.blkg = &blkg[1];
-	bfq_group_init(*parent, bfqd);
-	bfq_group_init(*child, bfqd);
+	bfq_cg_group_init(*parent, bfqd);
+	bfq_cg_group_init(*child, bfqd);
 }
 
 /*
@@ -592,16 +592,16 @@ static void bfq_cg_stat_dispatched_and_offline(struct kunit *test)
 	bfq_cg_stat_dispatched(child, rq, 0);
 	bfq_cg_stats_expect(test, child, child_want, ARRAY_SIZE(child_want));
 
-	bfq_pd_offline(&child->pd);
+	bfq_cg_pd_offline(&child->pd);
 	KUNIT_EXPECT_NULL(test, child->bfqd);
 	bfq_cg_stats_expect(test, parent, child_want, ARRAY_SIZE(child_want));
 	blkg_rwstat_read(&parent->stats.bytes, &own);
 	KUNIT_EXPECT_EQ(test, own.cnt[BLKG_RWSTAT_WRITE], 0ULL);
 
-	bfq_pd_reset_stats(&parent->pd);
+	bfq_cg_pd_reset_stats(&parent->pd);
 	bfq_cg_stats_expect(test, parent, reset_want, ARRAY_SIZE(reset_want));
-	bfq_pd_free(&child->pd);
-	bfq_pd_free(&parent->pd);
+	bfq_cg_pd_free(&child->pd);
+	bfq_cg_pd_free(&parent->pd);
 }
 
 #ifdef CONFIG_BFQ_CGROUP_DEBUG
@@ -645,27 +645,27 @@ static void bfq_cg_stat_debug_life(struct kunit *test)
 	bfq_cg_stat_dispatched(child, &rq[0], 5000);
 	bfq_cg_stat_completed(child, &rq[0], 7500);
 	bfq_cg_stats_expect(test, child, child_want, ARRAY_SIZE(child_want));
-	bfq_pd_offline(&child->pd);
+	bfq_cg_pd_offline(&child->pd);
 	bfq_cg_stats_expect(test, parent, parent_want,
 			    ARRAY_SIZE(parent_want));
-	bfq_pd_free(&child->pd);
-	bfq_pd_free(&parent->pd);
+	bfq_cg_pd_free(&child->pd);
+	bfq_cg_pd_free(&parent->pd);
 }
 #endif
 
 /*
- * Groups for bfq_bio_bfqg(): 0 the root, 1 under it, 2 under 1 and gone
+ * Groups for bfq_cg_bio_group(): 0 the root, 1 under it, 2 under 1 and gone
  * offline, 3 under 2; 4 on another device. -1 is a bio without a blkg.
  */
 #define BFQ_CG_BIO_GROUPS	5
 
-struct bfq_bio_bfqg_case {
+struct bfq_cg_bio_group_case {
 	const char *desc;
 	int bio_blkg;
 	int want;
 };
 
-static const struct bfq_bio_bfqg_case bfq_bio_bfqg_cases[] = {
+static const struct bfq_cg_bio_group_case bfq_cg_bio_group_cases[] = {
 	{ "the bio's own group", 1, 1 },
 	{ "the root group", 0, 0 },
 	{ "an offline group's parent", 2, 1 },
@@ -674,12 +674,12 @@ static const struct bfq_bio_bfqg_case bfq_bio_bfqg_cases[] = {
 	{ "another device's group: the root", 4, 0 },
 };
 
-BFQ_KUNIT_TABLE(bfq_bio_bfqg, bfq_bio_bfqg_cases, bfq_bio_bfqg_case);
+BFQ_KUNIT_TABLE(bfq_cg_bio_group, bfq_cg_bio_group_cases, bfq_cg_bio_group_case);
 
-static void bfq_bio_bfqg_table(struct kunit *test)
+static void bfq_cg_bio_group_table(struct kunit *test)
 {
 	static const int parent[BFQ_CG_BIO_GROUPS] = { -1, 0, 1, 2, -1 };
-	const struct bfq_bio_bfqg_case *c = test->param_value;
+	const struct bfq_cg_bio_group_case *c = test->param_value;
 	struct bfq_data *bfqd = bfq_test_bfqd(test);
 	struct bfq_data *other = bfq_test_bfqd(test);
 	struct blkcg_gq *blkg;
@@ -697,12 +697,12 @@ static void bfq_bio_bfqg_table(struct kunit *test)
 		blkg[i].parent = parent[i] < 0 ? NULL : &blkg[parent[i]];
 		blkg[i].pd[bfq_blkcg_policy.plid] = &bfqg[i].pd;
 		bfqg[i].pd.blkg = &blkg[i];
-		bfq_group_init(&bfqg[i], i == 4 ? other : i == 2 ? NULL : bfqd);
+		bfq_cg_group_init(&bfqg[i], i == 4 ? other : i == 2 ? NULL : bfqd);
 	}
 	bfqd->queue->root_blkg = &blkg[0];
 	bio.bi_blkg = c->bio_blkg < 0 ? NULL : &blkg[c->bio_blkg];
 	spin_lock_irq(&bfqd->lock);
-	KUNIT_EXPECT_PTR_EQ(test, bfq_bio_bfqg(bfqd, &bio), &bfqg[c->want]);
+	KUNIT_EXPECT_PTR_EQ(test, bfq_cg_bio_group(bfqd, &bio), &bfqg[c->want]);
 	spin_unlock_irq(&bfqd->lock);
 }
 
@@ -754,7 +754,7 @@ static void bfq_cg_sym_table(struct kunit *test)
 	g = kunit_kzalloc(test, BFQ_CG_SYM_GROUPS * sizeof(*g), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++) {
-		bfq_group_init(&g[i], bfqd);
+		bfq_cg_group_init(&g[i], bfqd);
 		g[i].weight = c->weight[i] ?: BFQ_CG_WEIGHT_DEFAULT;
 		if (parent[i] > 0)
 			g[i].entity.parent = &g[parent[i]].entity;
@@ -764,13 +764,13 @@ static void bfq_cg_sym_table(struct kunit *test)
 	n = !!c->busy[0];
 	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++)
 		for (k = 0; k < c->busy[i]; k++)
-			n += bfq_group_busy_change(bfqd, &g[i], true);
-	KUNIT_EXPECT_EQ(test, bfq_groups_alike(bfqd, c->in_service ?
+			n += bfq_cg_busy_change(bfqd, &g[i], true);
+	KUNIT_EXPECT_EQ(test, bfq_cg_alike(bfqd, c->in_service ?
 					       &g[c->in_service] : NULL, n),
 			c->alike);
 	for (i = 1; i < BFQ_CG_SYM_GROUPS; i++)
 		for (k = 0; k < c->busy[i]; k++)
-			n -= bfq_group_busy_change(bfqd, &g[i], false);
+			n -= bfq_cg_busy_change(bfqd, &g[i], false);
 	spin_unlock_irq(&bfqd->lock);
 	KUNIT_EXPECT_EQ(test, n, !!c->busy[0]);
 	KUNIT_EXPECT_EQ(test, bfqd->busy_group_sums.weight_sum, 0);
@@ -788,10 +788,10 @@ static struct kunit_case bfq_cgroup_test_cases[] = {
 			 bfq_cg_v1_dev_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_shares_ppm_table, bfq_cg_shares_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_apply_table, bfq_cg_apply_gen_params),
-	KUNIT_CASE(bfq_pd_online_takes_default),
-	KUNIT_CASE(bfq_group_apply_weight_offline),
+	KUNIT_CASE(bfq_cg_pd_online_takes_default),
+	KUNIT_CASE(bfq_cg_set_weight_offline),
 	KUNIT_CASE(bfq_cg_stat_dispatched_and_offline),
-	KUNIT_CASE_PARAM(bfq_bio_bfqg_table, bfq_bio_bfqg_gen_params),
+	KUNIT_CASE_PARAM(bfq_cg_bio_group_table, bfq_cg_bio_group_gen_params),
 	KUNIT_CASE_PARAM(bfq_cg_sym_table, bfq_cg_sym_gen_params),
 #ifdef CONFIG_BFQ_CGROUP_DEBUG
 	KUNIT_CASE(bfq_cg_stat_debug_life),

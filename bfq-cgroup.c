@@ -4,7 +4,8 @@
  * divides a device (rules 1-4: pure functions, so that the policy and the
  * tests share one definition of both), and the blkcg policy that keeps a
  * struct bfq_group per (cgroup, device) behind the cgroup files (rules
- * 5-10).
+ * 5-10). Prefix: bfq_cg_ (bfq_cg_pd_ and bfq_cg_cpd_ for the blkcg
+ * policy's callbacks).
  *
  * Rules enforced, and why:
  *
@@ -85,7 +86,7 @@
  *    (blkg_put() is fine under bfq_data.lock). pd_offline (rmdir, disk
  *    removal, deactivation) comes before pd_free, with the device's
  *    bfq_data alive: it clears bfq_group.bfqd under bfq_data.lock, after
- *    which bfq_bio_bfqg() passes the group over and new I/O goes to its
+ *    which bfq_cg_bio_group() passes the group over and new I/O goes to its
  *    nearest online ancestor; its trees must be empty by then (entities
  *    drained or reparented there), and its counters are added to the
  *    parent's so the recursive stats keep its I/O. pd_free touches the pd
@@ -94,16 +95,16 @@
  *    blkcg_policy[], which unregistering empties: an rmmod racing with the
  *    last reference to a removed cgroup's blkg is its bug, not ours.)
  * 11. Queues in groups. A request joins the queue of its bio's group
- *    (bfq_rq_group(); NULL stands for the root group, whose queues are
+ *    (bfq_cg_rq_group(); NULL stands for the root group, whose queues are
  *    scheduled in bfq_data.sched directly). A queue is attached to its
- *    group when created (bfq_group_attach()): it takes a blkg reference,
+ *    group when created (bfq_cg_attach()): it takes a blkg reference,
  *    and the group's entity, the first time one of its queues appears, is
  *    placed in its parent's level (the root's, or the parent group's own
  *    trees), ancestors first. Each group has its own async queues, whose
  *    slot references pd_offline drops. A process moved to another cgroup
  *    gets a new sync queue at its next request there; the old one keeps
  *    its queued requests and is freed, like any queue, when its last
- *    reference goes (bfq_group_detach(): the blkg reference is dropped
+ *    reference goes (bfq_cg_detach(): the blkg reference is dropped
  *    last). A group offline (bfqd NULL) receives no new queue, so it only
  *    drains; as soon as it is both offline and not busy (nothing queued
  *    or in service below it), its entity leaves its parent's idle tree
@@ -398,13 +399,13 @@ int bfq_cg_shares_ppm(const struct bfq_cg_share_node *nodes, unsigned int n,
 /* The blkcg policy                                                    */
 /* ------------------------------------------------------------------ */
 
-static struct bfq_cgroup_data *blkcg_to_bfqcd(struct blkcg *blkcg)
+static struct bfq_cgroup_data *bfq_cg_data(struct blkcg *blkcg)
 {
 	return container_of(blkcg_to_cpd(blkcg, &bfq_blkcg_policy),
 			    struct bfq_cgroup_data, cpd);
 }
 
-static struct blkcg_policy_data *bfq_cpd_alloc(gfp_t gfp)
+static struct blkcg_policy_data *bfq_cg_cpd_alloc(gfp_t gfp)
 {
 	struct bfq_cgroup_data *cgd = kzalloc(sizeof(*cgd), gfp);
 
@@ -414,7 +415,7 @@ static struct blkcg_policy_data *bfq_cpd_alloc(gfp_t gfp)
 	return &cgd->cpd;
 }
 
-static void bfq_cpd_free(struct blkcg_policy_data *cpd)
+static void bfq_cg_cpd_free(struct blkcg_policy_data *cpd)
 {
 	kfree(container_of(cpd, struct bfq_cgroup_data, cpd));
 }
@@ -453,8 +454,8 @@ static struct blkg_rwstat *bfq_cg_stat(struct bfq_group *bfqg,
 	return (void *)&bfqg->stats + bfq_cg_stats[i];
 }
 
-/* Rule 10: may be freed by bfq_pd_free() without having been inited. */
-struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp)
+/* Rule 10: may be freed by bfq_cg_pd_free() without having been inited. */
+struct blkg_policy_data *bfq_cg_pd_alloc(struct request_queue *q, gfp_t gfp)
 {
 	struct bfq_group *bfqg = kzalloc_node(sizeof(*bfqg), gfp, q->node);
 	unsigned int i;
@@ -477,7 +478,7 @@ exit_stats:
 }
 
 /* A new group of @bfqd, before blk-cgroup publishes it. */
-static void bfq_group_init(struct bfq_group *bfqg, struct bfq_data *bfqd)
+static void bfq_cg_group_init(struct bfq_group *bfqg, struct bfq_data *bfqd)
 {
 	bfqg->bfqd = bfqd;
 	bfqg->weight = BFQ_CG_WEIGHT_DEFAULT;
@@ -486,18 +487,18 @@ static void bfq_group_init(struct bfq_group *bfqg, struct bfq_data *bfqd)
 }
 
 /* Rule 5: only while our policy is active, so q->elevator is ours. */
-static void bfq_pd_init(struct blkg_policy_data *pd)
+static void bfq_cg_pd_init(struct blkg_policy_data *pd)
 {
-	bfq_group_init(pd_to_bfqg(pd),
-		       pd_to_blkg(pd)->q->elevator->elevator_data);
+	bfq_cg_group_init(pd_to_bfqg(pd),
+			  pd_to_blkg(pd)->q->elevator->elevator_data);
 }
 
 /*
  * Rule 7: @bfqg's weight from its override or @dfl_weight, handed to its
  * entity while it is online. Called with blkcg->lock held.
  */
-static void bfq_group_apply_weight(struct bfq_group *bfqg,
-				   unsigned int dfl_weight)
+static void bfq_cg_set_weight(struct bfq_group *bfqg,
+			      unsigned int dfl_weight)
 {
 	unsigned int weight = bfq_cg_effective_weight(dfl_weight,
 						      bfqg->dev_weight);
@@ -516,15 +517,15 @@ static void bfq_group_apply_weight(struct bfq_group *bfqg,
 }
 
 /* Rule 7: a group blk-cgroup has just listed takes its cgroup's weight. */
-static void bfq_pd_online(struct blkg_policy_data *pd)
+static void bfq_cg_pd_online(struct blkg_policy_data *pd)
 {
 	struct blkcg *blkcg = pd_to_blkg(pd)->blkcg;
 
-	bfq_group_apply_weight(pd_to_bfqg(pd), blkcg_to_bfqcd(blkcg)->weight);
+	bfq_cg_set_weight(pd_to_bfqg(pd), bfq_cg_data(blkcg)->weight);
 }
 
 /* Rule 11: drop the slot references of the group's async queues. */
-static void bfq_group_put_async(struct bfq_group *bfqg)
+static void bfq_cg_put_async(struct bfq_group *bfqg)
 {
 	struct bfq_queue **slot = &bfqg->async_bfqq[0][0];
 	unsigned int i;
@@ -542,7 +543,7 @@ static void bfq_group_put_async(struct bfq_group *bfqg)
  * Rule 11: @bfqg and its ancestors that are offline and no longer busy
  * leave their parents' trees for good. Under bfq_data.lock.
  */
-static void bfq_group_forget_dead(struct bfq_group *bfqg)
+static void bfq_cg_forget_dead(struct bfq_group *bfqg)
 {
 	while (bfqg && !READ_ONCE(bfqg->bfqd) && bfqg->placed &&
 	       (bfqg->entity.state == BFQ_E_IDLE ||
@@ -555,7 +556,7 @@ static void bfq_group_forget_dead(struct bfq_group *bfqg)
 }
 
 /* Rule 10: the group leaves its device. queue_lock and blkcg->lock held. */
-static void bfq_pd_offline(struct blkg_policy_data *pd)
+static void bfq_cg_pd_offline(struct blkg_policy_data *pd)
 {
 	struct bfq_group *bfqg = pd_to_bfqg(pd);
 	struct bfq_group *parent = blkg_to_bfqg(pd_to_blkg(pd)->parent);
@@ -572,12 +573,12 @@ static void bfq_pd_offline(struct blkg_policy_data *pd)
 		return;
 	spin_lock_irqsave(&bfqd->lock, flags);
 	WRITE_ONCE(bfqg->bfqd, NULL);
-	bfq_group_put_async(bfqg);
-	bfq_group_forget_dead(bfqg);
+	bfq_cg_put_async(bfqg);
+	bfq_cg_forget_dead(bfqg);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 
-static void bfq_pd_free(struct blkg_policy_data *pd)
+static void bfq_cg_pd_free(struct blkg_policy_data *pd)
 {
 	struct bfq_group *bfqg = pd_to_bfqg(pd);
 	unsigned int i;
@@ -593,7 +594,7 @@ static void bfq_pd_free(struct blkg_policy_data *pd)
 	module_put(THIS_MODULE);
 }
 
-static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
+static void bfq_cg_pd_reset_stats(struct blkg_policy_data *pd)
 {
 	struct bfq_group *bfqg = pd_to_bfqg(pd);
 	unsigned int i;
@@ -609,7 +610,7 @@ static void bfq_pd_reset_stats(struct blkg_policy_data *pd)
  * of its nearest ancestor still online on this device (rule 10), or the
  * root group. Called under bfq_data.lock; the bio holds its blkg.
  */
-struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio)
+struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio)
 {
 	struct blkcg_gq *blkg;
 
@@ -627,18 +628,18 @@ struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio)
  * Rule 11: the group of @rq's bio on @bfqd, NULL for the root group (or a
  * request without a bio). Under bfq_data.lock.
  */
-struct bfq_group *bfq_rq_group(struct bfq_data *bfqd, struct request *rq)
+struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_group *bfqg;
 
 	if (!rq->bio || !rq->bio->bi_blkg)
 		return NULL;
-	bfqg = bfq_bio_bfqg(bfqd, rq->bio);
+	bfqg = bfq_cg_bio_group(bfqd, rq->bio);
 	return bfqg == bfq_root_group(bfqd) ? NULL : bfqg;
 }
 
 /* Rule 11: give @bfqg's entity its parent's level, ancestors first. */
-static void bfq_group_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
+static void bfq_cg_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
 {
 	struct blkcg_gq *pblkg = bfqg_to_blkg(bfqg)->parent;
 	struct bfq_group *parent = pblkg ? blkg_to_bfqg(pblkg) : NULL;
@@ -648,7 +649,7 @@ static void bfq_group_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
 	if (!parent || parent == bfq_root_group(bfqd)) {
 		bfq_entity_place(&bfqg->entity, &bfqd->sched, NULL);
 	} else {
-		bfq_group_place(bfqd, parent);
+		bfq_cg_place(bfqd, parent);
 		bfq_entity_place(&bfqg->entity, &parent->sched,
 				 &parent->entity);
 	}
@@ -659,13 +660,13 @@ static void bfq_group_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
  * Rule 11: the new queue @bfqq, on no tree yet, joins @bfqg (NULL: the
  * root group, where it already is). Under bfq_data.lock.
  */
-void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		      struct bfq_group *bfqg)
+void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		   struct bfq_group *bfqg)
 {
 	lockdep_assert_held(&bfqd->lock);
 	if (!bfqg)
 		return;
-	bfq_group_place(bfqd, bfqg);
+	bfq_cg_place(bfqd, bfqg);
 	blkg_get(bfqg_to_blkg(bfqg));
 	bfqq->bfqg = bfqg;
 	bfq_entity_place(&bfqq->entity, &bfqg->sched, &bfqg->entity);
@@ -675,26 +676,26 @@ void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * Rule 11: @bfqq, off every tree, is being freed: an offline group it
  * leaves idle leaves its parent's trees, then the blkg reference goes.
  */
-void bfq_group_detach(struct bfq_queue *bfqq)
+void bfq_cg_detach(struct bfq_queue *bfqq)
 {
 	struct bfq_group *bfqg = bfqq->bfqg;
 
 	if (!bfqg)
 		return;
 	bfqq->bfqg = NULL;
-	bfq_group_forget_dead(bfqg);
+	bfq_cg_forget_dead(bfqg);
 	blkg_put(bfqg_to_blkg(bfqg));
 }
 
 /* Rule 11: the group's async queue slots, [class][level] in a row. */
-struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg)
+struct bfq_queue **bfq_cg_async_slots(struct bfq_group *bfqg)
 {
 	return &bfqg->async_bfqq[0][0];
 }
 
 /* Rule 13: the busy child-group count of @bfqg's parent. */
-static unsigned int *bfq_group_parent_busy(struct bfq_data *bfqd,
-					   struct bfq_group *bfqg)
+static unsigned int *bfq_cg_parent_busy(struct bfq_data *bfqd,
+					struct bfq_group *bfqg)
 {
 	struct bfq_entity *parent = bfqg->entity.parent;
 
@@ -708,8 +709,8 @@ static unsigned int *bfq_group_parent_busy(struct bfq_data *bfqd,
  * Under bfq_data.lock. Returns whether the group became, or stopped
  * being, busy.
  */
-bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
-			   bool up)
+bool bfq_cg_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			bool up)
 {
 	struct bfq_busy_groups *g = &bfqd->busy_group_sums;
 	u64 c, w;
@@ -724,7 +725,7 @@ bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
 		/* Taken once, given back as taken whatever the weight becomes. */
 		bfqg->busy_weight = bfqg->weight;
 		w = bfqg->busy_weight;
-		(*bfq_group_parent_busy(bfqd, bfqg))++;
+		(*bfq_cg_parent_busy(bfqd, bfqg))++;
 		g->weight_sum += w;
 		g->weight_sq_sum += w * w;
 		return true;
@@ -737,7 +738,7 @@ bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
 	if (c)
 		return false;
 	w = bfqg->busy_weight;
-	(*bfq_group_parent_busy(bfqd, bfqg))--;
+	(*bfq_cg_parent_busy(bfqd, bfqg))--;
 	g->weight_sum -= w;
 	g->weight_sq_sum -= w * w;
 	return true;
@@ -747,15 +748,15 @@ bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
  * Rule 13: whether the @n busy groups (n > 1) are alike, @bfqg (the group
  * of the queue in service, NULL: the root group) being one of them.
  */
-bool bfq_groups_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
-		      unsigned int n)
+bool bfq_cg_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
+		  unsigned int n)
 {
 	const struct bfq_busy_groups *g = &bfqd->busy_group_sums;
 	u64 w, c;
 
 	lockdep_assert_held(&bfqd->lock);
 	if (!bfqg || !bfqg->busy_sync || bfqd->root_busy_sync ||
-	    *bfq_group_parent_busy(bfqd, bfqg) != n)
+	    *bfq_cg_parent_busy(bfqd, bfqg) != n)
 		return false;
 	w = bfqg->busy_weight;
 	c = bfqg->busy_sync;
@@ -775,21 +776,21 @@ bool bfq_groups_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
 static void bfq_cg_apply(struct blkcg *blkcg, struct bfq_group *bfqg,
 			 const struct bfq_cg_weight_req *req)
 {
-	struct bfq_cgroup_data *cgd = blkcg_to_bfqcd(blkcg);
+	struct bfq_cgroup_data *cgd = bfq_cg_data(blkcg);
 	struct blkcg_gq *blkg;
 
 	lockdep_assert_held(&blkcg->lock);
 	if (req->op != BFQ_CG_SET_DEFAULT) {
 		bfqg->dev_weight = req->op == BFQ_CG_SET_DEVICE ?
 				   req->weight : 0;
-		bfq_group_apply_weight(bfqg, cgd->weight);
+		bfq_cg_set_weight(bfqg, cgd->weight);
 		return;
 	}
 	WRITE_ONCE(cgd->weight, req->weight);
 	hlist_for_each_entry(blkg, &blkcg->blkg_list, blkcg_node) {
 		bfqg = blkg_to_bfqg(blkg);
 		if (bfqg)
-			bfq_group_apply_weight(bfqg, req->weight);
+			bfq_cg_set_weight(bfqg, req->weight);
 	}
 }
 
@@ -857,7 +858,7 @@ static ssize_t bfq_cg_weight_device_write_v1(struct kernfs_open_file *of,
 /* io.bfq.weight's first line. */
 static void bfq_cg_seq_default(struct seq_file *sf, struct blkcg *blkcg)
 {
-	seq_printf(sf, "default %u\n", READ_ONCE(blkcg_to_bfqcd(blkcg)->weight));
+	seq_printf(sf, "default %u\n", READ_ONCE(bfq_cg_data(blkcg)->weight));
 }
 
 /* The line of @bfqg's override on device @devt, if it has one. */
@@ -901,7 +902,7 @@ static int bfq_cg_weight_show_v1(struct seq_file *sf, void *v)
 {
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
 
-	seq_printf(sf, "%u\n", READ_ONCE(blkcg_to_bfqcd(blkcg)->weight));
+	seq_printf(sf, "%u\n", READ_ONCE(bfq_cg_data(blkcg)->weight));
 	return 0;
 }
 
@@ -997,14 +998,14 @@ static struct cftype bfq_cg_legacy_files[] = {
 struct blkcg_policy bfq_blkcg_policy = {
 	.dfl_cftypes		= bfq_cg_dfl_files,
 	.legacy_cftypes		= bfq_cg_legacy_files,
-	.cpd_alloc_fn		= bfq_cpd_alloc,
-	.cpd_free_fn		= bfq_cpd_free,
-	.pd_alloc_fn		= bfq_pd_alloc_fn,
-	.pd_init_fn		= bfq_pd_init,
-	.pd_online_fn		= bfq_pd_online,
-	.pd_offline_fn		= bfq_pd_offline,
-	.pd_free_fn		= bfq_pd_free,
-	.pd_reset_stats_fn	= bfq_pd_reset_stats,
+	.cpd_alloc_fn		= bfq_cg_cpd_alloc,
+	.cpd_free_fn		= bfq_cg_cpd_free,
+	.pd_alloc_fn		= bfq_cg_pd_alloc_fn,
+	.pd_init_fn		= bfq_cg_pd_init,
+	.pd_online_fn		= bfq_cg_pd_online,
+	.pd_offline_fn		= bfq_cg_pd_offline,
+	.pd_free_fn		= bfq_cg_pd_free,
+	.pd_reset_stats_fn	= bfq_cg_pd_reset_stats,
 };
 
 /* Rule 5: at module init, before elv_register(). */

@@ -123,9 +123,9 @@ struct bfq_group {
 
 	struct bfq_group_stats stats;	/* per-cpu counters, no lock */
 
-	/* bfq_data.lock; queues of this group (bfq_group_attach()). */
+	/* bfq_data.lock; queues of this group (bfq_cg_attach()). */
 	bool placed;			/* entity given its parent's level */
-	/* For bfq_groups_alike() and bfq_symmetric(). */
+	/* For bfq_cg_alike() and bfq_symmetric(). */
 	unsigned int busy_sync;		/* busy sync queues directly here */
 	unsigned int busy_weight;	/* weight counted while busy_sync */
 	unsigned int busy_children;	/* child groups with busy_sync */
@@ -165,8 +165,8 @@ static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
  * bfq-tags.c: the count of tags held by @bfqg's requests
  * (NULL: the root group, whose count is @root, in bfq_data).
  */
-static inline unsigned int *bfq_group_tags_held(struct bfq_group *bfqg,
-						unsigned int *root)
+static inline unsigned int *bfq_cg_tags_held(struct bfq_group *bfqg,
+					     unsigned int *root)
 {
 	return bfqg ? &bfqg->tags_held : root;
 }
@@ -205,16 +205,16 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 }
 #endif /* CONFIG_BFQ_CGROUP_DEBUG */
 
-struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd, struct bio *bio);
-struct bfq_group *bfq_rq_group(struct bfq_data *bfqd, struct request *rq);
-void bfq_group_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		      struct bfq_group *bfqg);
-void bfq_group_detach(struct bfq_queue *bfqq);
-struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg);
-bool bfq_group_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
-			   bool up);
-bool bfq_groups_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
-		      unsigned int n);
+struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio);
+struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq);
+void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		   struct bfq_group *bfqg);
+void bfq_cg_detach(struct bfq_queue *bfqq);
+struct bfq_queue **bfq_cg_async_slots(struct bfq_group *bfqg);
+bool bfq_cg_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
+			bool up);
+bool bfq_cg_alike(struct bfq_data *bfqd, struct bfq_group *bfqg,
+		  unsigned int n);
 int bfq_cg_register(void);
 void bfq_cg_unregister(void);
 int bfq_cg_activate(struct bfq_data *bfqd);
@@ -235,48 +235,48 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 }
 
 /* Without groups, every request is the root group's. */
-static inline unsigned int *bfq_group_tags_held(struct bfq_group *bfqg,
-						unsigned int *root)
+static inline unsigned int *bfq_cg_tags_held(struct bfq_group *bfqg,
+					     unsigned int *root)
 {
 	return root;
 }
 
-static inline struct bfq_group *bfq_bio_bfqg(struct bfq_data *bfqd,
-					     struct bio *bio)
+static inline struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd,
+						 struct bio *bio)
 {
 	return NULL;
 }
 
 /* Without groups every queue is in the root group (NULL). */
-static inline struct bfq_group *bfq_rq_group(struct bfq_data *bfqd,
-					     struct request *rq)
+static inline struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd,
+						struct request *rq)
 {
 	return NULL;
 }
 
-static inline void bfq_group_attach(struct bfq_data *bfqd,
-				    struct bfq_queue *bfqq,
-				    struct bfq_group *bfqg)
+static inline void bfq_cg_attach(struct bfq_data *bfqd,
+				 struct bfq_queue *bfqq,
+				 struct bfq_group *bfqg)
 {
 }
 
-static inline void bfq_group_detach(struct bfq_queue *bfqq)
+static inline void bfq_cg_detach(struct bfq_queue *bfqq)
 {
 }
 
-static inline struct bfq_queue **bfq_group_async_slots(struct bfq_group *bfqg)
+static inline struct bfq_queue **bfq_cg_async_slots(struct bfq_group *bfqg)
 {
 	return NULL;
 }
 
-static inline bool bfq_group_busy_change(struct bfq_data *bfqd,
-					 struct bfq_group *bfqg, bool up)
+static inline bool bfq_cg_busy_change(struct bfq_data *bfqd,
+				      struct bfq_group *bfqg, bool up)
 {
 	return false;
 }
 
-static inline bool bfq_groups_alike(struct bfq_data *bfqd,
-				    struct bfq_group *bfqg, unsigned int n)
+static inline bool bfq_cg_alike(struct bfq_data *bfqd,
+				struct bfq_group *bfqg, unsigned int n)
 {
 	return false;
 }

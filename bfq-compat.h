@@ -101,7 +101,7 @@ static inline unsigned int bfq_shallow_depth(struct blk_mq_hw_ctx *hctx,
 #include "blk-cgroup.h"
 
 /* bfq-cgroup.c's pd allocator, behind the pd_alloc_fn() adapters below. */
-struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp);
+struct blkg_policy_data *bfq_cg_pd_alloc(struct request_queue *q, gfp_t gfp);
 
 /*
  * blk-cgroup between 6.1 and 6.12: pd_alloc_fn() took (gfp, queue, blkcg)
@@ -115,11 +115,11 @@ struct blkg_policy_data *bfq_pd_alloc(struct request_queue *q, gfp_t gfp);
  * on the device.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-static inline struct blkg_policy_data *bfq_pd_alloc_fn(struct gendisk *disk,
-						       struct blkcg *blkcg,
-						       gfp_t gfp)
+static inline struct blkg_policy_data *bfq_cg_pd_alloc_fn(struct gendisk *disk,
+							  struct blkcg *blkcg,
+							  gfp_t gfp)
 {
-	return bfq_pd_alloc(disk->queue, gfp);
+	return bfq_cg_pd_alloc(disk->queue, gfp);
 }
 
 static inline int bfq_blkcg_activate(struct request_queue *q,
@@ -152,11 +152,11 @@ static inline void bfq_blkg_conf_end(struct blkg_conf_ctx *ctx)
 	blkg_conf_exit(ctx);
 }
 #else
-static inline struct blkg_policy_data *bfq_pd_alloc_fn(gfp_t gfp,
-						       struct request_queue *q,
-						       struct blkcg *blkcg)
+static inline struct blkg_policy_data *bfq_cg_pd_alloc_fn(gfp_t gfp,
+							  struct request_queue *q,
+							  struct blkcg *blkcg)
 {
-	return bfq_pd_alloc(q, gfp);
+	return bfq_cg_pd_alloc(q, gfp);
 }
 
 static inline int bfq_blkcg_activate(struct request_queue *q,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BFQ's debugfs files, /sys/kernel/debug/block/<dev>/sched/: what the
- * scheduler decided, for a user or a test to read. Prefix: bfq_show_ and
- * bfq_*_show. Built only with CONFIG_BLK_DEBUG_FS.
+ * scheduler decided, for a user or a test to read. Prefix: bfq_debugfs_.
+ * Built only with CONFIG_BLK_DEBUG_FS.
  *
  * Rules
  *
@@ -33,8 +33,8 @@ static const char *const bfq_burst_names[] = {
 	[BFQ_BURST_LARGE]	= "large",
 };
 
-static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
-			   const char *state)
+static void bfq_debugfs_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
+				   const char *state)
 {
 	const struct bfq_entity *e = &bfqq->entity;
 
@@ -61,8 +61,8 @@ static void bfq_show_queue(struct seq_file *m, struct bfq_queue *bfqq,
  * reader whose one request is in the device, or a process that paused).
  * The fallback queue is listed only while it waits.
  */
-static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
-			    bool waiting)
+static void bfq_debugfs_show_queues(struct seq_file *m, struct bfq_data *bfqd,
+				    bool waiting)
 {
 	const char *state = waiting ? "waiting" : "empty";
 	struct bfq_queue *bfqq;
@@ -71,12 +71,12 @@ static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
 		bool active = bfqq->entity.state == BFQ_E_ACTIVE;
 
 		if (bfqq != bfqd->in_service_bfqq && active == waiting)
-			bfq_show_queue(m, bfqq, state);
+			bfq_debugfs_show_queue(m, bfqq, state);
 	}
 	bfqq = &bfqd->fallback_bfqq;
 	if (waiting && bfqq != bfqd->in_service_bfqq &&
 	    bfqq->entity.state == BFQ_E_ACTIVE)
-		bfq_show_queue(m, bfqq, state);
+		bfq_debugfs_show_queue(m, bfqq, state);
 }
 
 /*
@@ -84,24 +84,24 @@ static void bfq_show_queues(struct seq_file *m, struct bfq_data *bfqd,
  * in allocation order. Queues are listed from bfq_data.all_bfqqs, not from
  * the service trees, whose entities may be groups.
  */
-static int bfq_queues_show(void *data, struct seq_file *m)
+static int bfq_debugfs_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
 
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service_bfqq)
-		bfq_show_queue(m, bfqd->in_service_bfqq,
-			       bfqd->idling ? "in_service,idling" :
-			       bfqd->parked ? "in_service,parked" :
-			       "in_service");
-	bfq_show_queues(m, bfqd, true);
-	bfq_show_queues(m, bfqd, false);
+		bfq_debugfs_show_queue(m, bfqd->in_service_bfqq,
+				       bfqd->idling ? "in_service,idling" :
+				       bfqd->parked ? "in_service,parked" :
+				       "in_service");
+	bfq_debugfs_show_queues(m, bfqd, true);
+	bfq_debugfs_show_queues(m, bfqd, false);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }
 
-static int bfq_service_trees_show(void *data, struct seq_file *m)
+static int bfq_debugfs_trees_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
@@ -145,8 +145,8 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 		   bfqd->rate.peak_sectors_per_sec, bfqd->rate.nr_samples,
 		   bfq_max_budget(bfqd), bfqd->rq_in_driver,
 		   bfqd->driver_depth, bfqd->hw_queueing);
-	/* bfq_seek_costly(): what requests served alone took. */
-	seq_printf(m, "seeks_cost=%d\n", bfq_seek_costly(sc));
+	/* bfq_rate_seek_costly(): what requests served alone took. */
+	seq_printf(m, "seeks_cost=%d\n", bfq_rate_seek_costly(sc));
 	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {
 		if (!sc->near_n[i] && !sc->far_n[i])
 			continue;
@@ -161,8 +161,8 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 }
 
 const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
-	{ "queues", 0400, bfq_queues_show },
-	{ "service_trees", 0400, bfq_service_trees_show },
+	{ "queues", 0400, bfq_debugfs_queues_show },
+	{ "service_trees", 0400, bfq_debugfs_trees_show },
 	{ "rate", 0400, bfq_rate_show },
 	{},
 };

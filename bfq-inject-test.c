@@ -129,7 +129,7 @@ static const struct bfq_waker_case bfq_waker_cases[] = {
 
 BFQ_KUNIT_TABLE(bfq_waker, bfq_waker_cases, bfq_waker_case);
 
-static void bfq_waker_observe_table(struct kunit *test)
+static void bfq_inject_waker_observe_table(struct kunit *test)
 {
 	const struct bfq_waker_case *c = test->param_value;
 	struct bfq_waker_track t = {};
@@ -137,7 +137,7 @@ static void bfq_waker_observe_table(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < c->nr; i++) {
-		enum bfq_waker_step step = bfq_waker_observe(&t, c->cand[i],
+		enum bfq_waker_step step = bfq_inject_waker_observe(&t, c->cand[i],
 							     waker);
 
 		KUNIT_EXPECT_EQ_MSG(test, step, c->step[i], "wake-up %u", i);
@@ -174,13 +174,13 @@ static const struct bfq_could_wake_case bfq_could_wake_cases[] = {
 
 BFQ_KUNIT_TABLE(bfq_could_wake, bfq_could_wake_cases, bfq_could_wake_case);
 
-static void bfq_waker_could_wake_table(struct kunit *test)
+static void bfq_inject_waker_could_wake_table(struct kunit *test)
 {
 	const struct bfq_could_wake_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, bfq_waker_could_wake(IUS(c->now), IUS(c->done),
-						   IUS(c->sent),
-						   IUS(c->own_done)),
+	KUNIT_EXPECT_EQ(test, bfq_inject_waker_could_wake(IUS(c->now), IUS(c->done),
+							  IUS(c->sent),
+							  IUS(c->own_done)),
 			c->woke);
 }
 
@@ -398,10 +398,10 @@ static void bfq_inject_debt_capped(struct kunit *test)
 static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
 	KUNIT_CASE(bfq_inject_limit_reprobe),
-	KUNIT_CASE_PARAM(bfq_waker_observe_table, bfq_waker_gen_params),
+	KUNIT_CASE_PARAM(bfq_inject_waker_observe_table, bfq_waker_gen_params),
 	KUNIT_CASE(bfq_inject_waker_lifecycle),
 	KUNIT_CASE(bfq_inject_waker_not_self_nor_off),
-	KUNIT_CASE_PARAM(bfq_waker_could_wake_table, bfq_could_wake_gen_params),
+	KUNIT_CASE_PARAM(bfq_inject_waker_could_wake_table, bfq_could_wake_gen_params),
 	KUNIT_CASE(bfq_inject_waker_not_neighbour),
 	KUNIT_CASE(bfq_inject_probe_and_debt),
 	KUNIT_CASE(bfq_inject_debt_capped),

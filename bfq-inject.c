@@ -4,7 +4,8 @@
  * queue in service. Idling gives that queue its next request at once (a
  * raised application's, bfq_wr_needs_idling()) and keeps sequential queues
  * sequential; but an idle device is lost throughput for everyone else.
- * Active only while the low_latency tunable is 1.
+ * Active only while the low_latency tunable is 1. Prefix: bfq_inject_
+ * (bfq_inject_waker_ for the waker detection).
  *
  * Rules enforced, and why:
  *
@@ -13,7 +14,7 @@
  *    service order names next (bfq_sched_peek()) are dispatched, at most
  *    bfq_inject_limit() of them in the device at once. Only where idling
  *    serves throughput (the busy queues are symmetric, their groups alike
- *    by bfq_groups_alike(), and the queue in service is sequential),
+ *    by bfq_cg_alike(), and the queue in service is sequential),
  *    not where it serves the weights or a raised queue: where weights
  *    differ, or groups do, the idle time is what keeps the heavier
  *    queue's or group's share; and an application starting (bfq-wr.c
@@ -50,7 +51,7 @@
  *    once, whatever the limit: the idled-for request cannot come before
  *    them. BFQ_WAKER_MISSES wake-ups in a row after other queues end the
  *    relation. A completion counts only if its queue dispatched since the
- *    woken queue's own last completion (bfq_waker_could_wake()): a process
+ *    woken queue's own last completion (bfq_inject_waker_could_wake()): a process
  *    waits for I/O issued after it stopped, on its behalf (the commit
  *    after its fsync). I/O already in the device when the process's own
  *    read completed is a neighbour's: independent readers on a deep
@@ -152,8 +153,8 @@ unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
  * @cand_serial (0: no completion close enough, or its own). @waker_serial
  * is its current waker's (0: none).
  */
-enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
-				      u64 cand_serial, u64 waker_serial)
+enum bfq_waker_step bfq_inject_waker_observe(struct bfq_waker_track *t,
+					     u64 cand_serial, u64 waker_serial)
 {
 	if (waker_serial) {
 		if (cand_serial == waker_serial) {
@@ -191,8 +192,8 @@ enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
  * last completed a request of its own at @own_done_ns (0: never). The
  * caller has checked that the completion is not the woken queue's own.
  */
-bool bfq_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
-			  u64 own_done_ns)
+bool bfq_inject_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
+				 u64 own_done_ns)
 {
 	if (now_ns < done_ns ||
 	    now_ns - done_ns > (u64)BFQ_WAKER_WINDOW_US * NSEC_PER_USEC)
@@ -221,8 +222,8 @@ void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	INIT_LIST_HEAD(&bfqq->inj.wakees);
 }
 
-static void bfq_waker_set(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			  struct bfq_queue *waker)
+static void bfq_inject_waker_set(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				 struct bfq_queue *waker)
 {
 	struct bfq_queue *old = bfqq->inj.waker;
 
@@ -279,16 +280,16 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (!bfqq->sync)
 		return;
 	if (cand == bfqq ||
-	    !bfq_waker_could_wake(now_ns, inj->last_done_ns,
+	    !bfq_inject_waker_could_wake(now_ns, inj->last_done_ns,
 				  inj->last_done_sent_ns, bfqq->last_done_ns))
 		cand = NULL;
-	switch (bfq_waker_observe(&bfqq->inj.track, cand ? cand->inj.serial : 0,
-				  waker ? waker->inj.serial : 0)) {
+	switch (bfq_inject_waker_observe(&bfqq->inj.track, cand ? cand->inj.serial : 0,
+					 waker ? waker->inj.serial : 0)) {
 	case BFQ_WAKER_FOUND:
-		bfq_waker_set(bfqd, bfqq, cand);
+		bfq_inject_waker_set(bfqd, bfqq, cand);
 		break;
 	case BFQ_WAKER_LOST:
-		bfq_waker_set(bfqd, bfqq, NULL);
+		bfq_inject_waker_set(bfqd, bfqq, NULL);
 		break;
 	case BFQ_WAKER_SAME:
 		break;

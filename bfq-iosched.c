@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BFQ (Budget Fair Queueing) I/O scheduler: elevator glue and the request
- * life cycle.
+ * life cycle. Prefix: bfq_ alone, the elevator hooks by their operation's
+ * name; each mechanism's file has a longer one of its own (bfq_wr_, ...).
  *
  * Design notes
  *
@@ -286,7 +287,7 @@ static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
 	if (!bfqq)
 		return NULL;
 	bfq_queue_init(bfqd, bfqq, sync, ioprio);
-	bfq_group_attach(bfqd, bfqq, bfqg);
+	bfq_cg_attach(bfqd, bfqq, bfqg);
 	list_add_tail(&bfqq->all_node, &bfqd->all_bfqqs);
 	bfqd->nr_bfqqs++;
 	return bfqq;
@@ -313,7 +314,7 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
 	bfq_merge_queue_exit(bfqd, bfqq);
-	bfq_group_detach(bfqq);
+	bfq_cg_detach(bfqq);
 	list_del(&bfqq->all_node);
 	bfqd->nr_bfqqs--;
 	kmem_cache_free(bfq_queue_cache, bfqq);
@@ -327,7 +328,7 @@ static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
 					 unsigned short ioprio,
 					 struct bfq_group *bfqg)
 {
-	struct bfq_queue **slot = bfqg ? bfq_group_async_slots(bfqg) :
+	struct bfq_queue **slot = bfqg ? bfq_cg_async_slots(bfqg) :
 					 &bfqd->async_bfqq[0][0];
 
 	slot += bfq_class_of(ioprio) * IOPRIO_NR_LEVELS +
@@ -411,7 +412,7 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 
 	lockdep_assert_held(&bfqd->lock);
 
-	bfqg = bfq_rq_group(bfqd, rq);
+	bfqg = bfq_cg_rq_group(bfqd, rq);
 	if (bic && op_is_sync(rq->cmd_flags)) {
 		bfqq = bfq_sync_queue(bfqd, bic, ioprio, bfqg);
 		bfqq = bfq_merge_arrival(bfqd, bic, bfqq, blk_rq_pos(rq),
@@ -492,7 +493,7 @@ static void bfq_group_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bool changed;
 
 	if (bfqq->bfqg)
-		changed = bfq_group_busy_change(bfqd, bfqq->bfqg, up);
+		changed = bfq_cg_busy_change(bfqd, bfqq->bfqg, up);
 	else if (up)
 		changed = !bfqd->root_busy_sync++;
 	else
@@ -510,7 +511,7 @@ static void bfq_group_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * device count because a process that does one request at a time has
  * nothing queued while its request is served: on a deep device four such
  * readers in one group and one in another would look like one busy queue
- * each, the groups alike (bfq_groups_alike()), and the device would
+ * each, the groups alike (bfq_cg_alike()), and the device would
  * not idle for the lone reader's share.
  */
 static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -840,7 +841,7 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 
 /*
  * Whether the active sync queues all have the same class and weight, and
- * are in one group or in groups alike (bfq_groups_alike(); @bfqq, the
+ * are in one group or in groups alike (bfq_cg_alike(); @bfqq, the
  * queue in service, or NULL, tells which group to compare the others
  * with). Then serving them in any order gives each its share, and idling
  * is needed only where it helps throughput.
@@ -850,7 +851,7 @@ bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	return bfqd->busy_kinds <= 1 &&
 	       (bfqd->busy_groups <= 1 ||
 		(bfqq && bfqq->busy &&
-		 bfq_groups_alike(bfqd, bfqq->bfqg, bfqd->busy_groups)));
+		 bfq_cg_alike(bfqd, bfqq->bfqg, bfqd->busy_groups)));
 }
 
 /*
@@ -880,7 +881,7 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * queue internally (bfq_queues_inside()) or seeks (rotational), where the
  * next request of the same queue is the cheapest one to serve, unless the
  * device has shown that requests far apart cost it no more than near
- * ones (bfq_seek_costly()). A queue born in a large burst (bfq-wr.c,
+ * ones (bfq_rate_seek_costly()). A queue born in a large burst (bfq-wr.c,
  * rule 4: the batch needs throughput) is idled for only for that last
  * reason: ten sequential readers started together on a disk lose over a
  * third of their throughput when the device does not idle for them (see
@@ -905,7 +906,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return false;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
-	return !bfq_seeky(bfqq) && bfq_seek_costly(&bfqd->seek) &&
+	return !bfq_seeky(bfqq) && bfq_rate_seek_costly(&bfqd->seek) &&
 	       (!blk_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
 }
 
@@ -997,11 +998,11 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	/* Only a timed-out turn costs more than it moved: most turns empty. */
 	charge = why == BFQ_EXP_TIMEOUT ?
 		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
-	charge = bfq_turn_charge(charge, served, why);
+	charge = bfq_budget_charge(charge, served, why);
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
-		entity->budget_sectors = bfq_next_budget(max_budget,
+		entity->budget_sectors = bfq_budget_next(max_budget,
 							 entity->budget_sectors,
 							 served, why);
 	else
@@ -1101,8 +1102,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
 			    bfqd->rq_in_driver);
-	bfq_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
-			    blk_rq_sectors(rq), bfqd->rq_in_driver);
+	bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
+				 blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	bfq_inject_note_sent(bfqq, now_ns);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
@@ -1211,7 +1212,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		list_del_init(&rq->queuelist);
 		bfqd->nr_queued--;
 		/* Beside a timed request: that one is no longer alone. */
-		bfq_seek_cancel(&bfqd->seek);
+		bfq_rate_seek_cancel(&bfqd->seek);
 		if (bfq_rq_prepared(rq) && rq_bfqq(rq)) {
 			bfq_rate_redispatched(&bfqd->rate, ktime_get_ns(),
 					      bfqd->rq_in_driver);
@@ -1343,7 +1344,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_wr_raised_io(bfqd, bfqq, now_ns);
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
-	bfq_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);
+	bfq_rate_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);
 	bfq_inject_completed(bfqd, bfqq, rq, rq_state(rq) & BFQ_RQ_INJECTED,
 			     now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
@@ -1422,7 +1423,7 @@ static void bfq_requeue_request(struct request *rq)
 		return;
 	spin_lock_irqsave(&bfqq->bfqd->lock, flags);
 	if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
-		bfq_seek_cancel(&bfqq->bfqd->seek);
+		bfq_rate_seek_cancel(&bfqq->bfqd->seek);
 	if ((rq_state(rq) & BFQ_RQ_IN_DRIVER) &&
 	    !(rq->rq_flags & RQF_DONTPREP)) {
 		bfqq->nr_in_driver--;
@@ -1691,7 +1692,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 /*
  * Called after every request is freed and every icq exited. The groups go
  * after the root's queues and before the bfq_data: offlining a group drops
- * its async queues under bfqd->lock (bfq_group_attach()).
+ * its async queues under bfqd->lock (bfq_cg_attach()).
  */
 static void bfq_exit_sched(struct elevator_queue *e)
 {

@@ -138,7 +138,7 @@ struct bfq_wr_queue {
 	struct list_head burst_node;
 };
 
-/* Waker detection of one queue (bfq_waker_observe()). */
+/* Waker detection of one queue (bfq_inject_waker_observe()). */
 struct bfq_waker_track {
 	u64 cand_serial;		/* queue that woke it last; 0: none */
 	unsigned int hits;		/* wake-ups in a row after cand */
@@ -296,7 +296,7 @@ struct bfq_rate {
 };
 
 /*
- * Whether moving the head costs the device time (bfq_seek_costly()):
+ * Whether moving the head costs the device time (bfq_rate_seek_costly()):
  * the mean service time of requests the device served alone, by size
  * class (log2 of sectors) and by distance from the previous request (near
  * or far). bfq_data.lock.
@@ -314,7 +314,7 @@ struct bfq_seek_cost {
 };
 
 /*
- * The burst of queue creations, as plain values (bfq_burst_birth()):
+ * The burst of queue creations, as plain values (bfq_wr_burst_birth()):
  * births less than BFQ_BURST_WINDOW_MS apart belong to one burst.
  */
 struct bfq_burst {
@@ -430,7 +430,7 @@ struct bfq_data {
 	/*
 	 * Groups (the root one included) holding busy sync queues, and the
 	 * root group's count of them: more than one group means asymmetry
-	 * unless the groups are alike (bfq_groups_alike(),
+	 * unless the groups are alike (bfq_cg_alike(),
 	 * busy_group_sums).
 	 */
 	unsigned int busy_groups;
@@ -579,13 +579,13 @@ void bfq_entity_expire(struct bfq_entity *entity, unsigned int charge_sectors,
 void bfq_entity_forget(struct bfq_entity *entity);
 bool bfq_sched_busy(const struct bfq_sched_data *sd);
 bool bfq_sched_higher_class_waits(const struct bfq_sched_data *root);
-unsigned int bfq_ioprio_to_weight(unsigned int level);
+unsigned int bfq_entity_ioprio_weight(unsigned int level);
 
 /* bfq-budget.c: budget feedback and turn charges. */
-unsigned int bfq_next_budget(unsigned int max_budget, unsigned int budget,
+unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
-unsigned int bfq_turn_charge(unsigned int timeout_charge, unsigned int served,
-			     enum bfq_expire_reason why);
+unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
+			       enum bfq_expire_reason why);
 
 /* bfq-rate.c: the peak rate and seek cost estimators. bfq_data.lock. */
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
@@ -596,12 +596,12 @@ void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver);
 void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
 			   unsigned int in_driver);
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
-void bfq_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
-			 unsigned int sectors, unsigned int in_driver);
-void bfq_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
-			unsigned int in_driver);
-void bfq_seek_cancel(struct bfq_seek_cost *sc);
-bool bfq_seek_costly(const struct bfq_seek_cost *sc);
+void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
+			      unsigned int sectors, unsigned int in_driver);
+void bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+			     unsigned int in_driver);
+void bfq_rate_seek_cancel(struct bfq_seek_cost *sc);
+bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc);
 
 /* bfq-wr.c: weight raising and bursts (low_latency). bfq_data.lock. */
 struct bfq_wr_arrival {
@@ -621,17 +621,17 @@ enum bfq_burst_step {
 };
 
 u64 bfq_wr_duration_ns(u64 peak_sectors_per_sec);
-u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
-			     u64 idle_at_ns, u64 min_gap_ns);
-unsigned int bfq_softrt_batches(unsigned int batches, bool was_idle,
-				u64 now_ns, u64 next_start_ns);
+u64 bfq_wr_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
+				u64 idle_at_ns, u64 min_gap_ns);
+unsigned int bfq_wr_softrt_batches(unsigned int batches, bool was_idle,
+				   u64 now_ns, u64 next_start_ns);
 enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a);
 bool bfq_wr_coeff_preempts(unsigned int new_coeff,
 			   unsigned int in_service_coeff, bool same_class);
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why,
 				 unsigned int served, unsigned int max_budget);
-enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns);
+enum bfq_burst_step bfq_wr_burst_birth(struct bfq_burst *b, u64 now_ns);
 
 void bfq_wr_init(struct bfq_data *bfqd);
 void bfq_wr_queue_init(struct bfq_queue *bfqq);
@@ -697,10 +697,10 @@ enum bfq_waker_step {
 void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
 			 bool injected, u64 now_ns);
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns);
-enum bfq_waker_step bfq_waker_observe(struct bfq_waker_track *t,
-				      u64 cand_serial, u64 waker_serial);
-bool bfq_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
-			  u64 own_done_ns);
+enum bfq_waker_step bfq_inject_waker_observe(struct bfq_waker_track *t,
+					     u64 cand_serial, u64 waker_serial);
+bool bfq_inject_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
+				 u64 own_done_ns);
 
 void bfq_inject_init(struct bfq_data *bfqd);
 void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq);
@@ -782,7 +782,7 @@ static inline void bfq_merge_bio_queued(struct bfq_queue *bfqq)
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)
 {
-	return bfq_ioprio_to_weight(bfqq->ioprio_level) * bfqq->wr.coeff;
+	return bfq_entity_ioprio_weight(bfqq->ioprio_level) * bfqq->wr.coeff;
 }
 
 /* Hand the queue's class and weight to the service layer (next turn on). */

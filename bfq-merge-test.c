@@ -190,7 +190,7 @@ static void bfq_merge_detect_table(struct kunit *test)
 	if (c->q1_large_burst)
 		KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&q[1]->merge.pos_node));
 	for (i = 0; i < c->nr_queues; i++)
-		bfq_pos_erase(bfqd, q[i]);
+		bfq_merge_pos_erase(bfqd, q[i]);
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
 }
 
@@ -464,7 +464,7 @@ static void bfq_merge_gather_table(struct kunit *test)
 	bfqq->think_ns = c->think_us * NSEC_PER_USEC;
 	bfqq->last_done_ns = c->done_ago_us == U64_MAX ? 0 :
 			     now_ns - c->done_ago_us * NSEC_PER_USEC;
-	until = bfq_gather_until(bfqd, bfqq, now_ns);
+	until = bfq_merge_gather_until(bfqd, bfqq, now_ns);
 	KUNIT_EXPECT_EQ(test, until != 0, c->hold);
 	if (until) {
 		KUNIT_EXPECT_GT(test, until, now_ns);
@@ -563,7 +563,7 @@ static void bfq_merge_laggard_table(struct kunit *test)
 /*
  * The position tree against a linear scan: queues rekeyed at random,
  * small keys so that many are equal, some moves small enough to keep
- * their place (bfq_pos_update()'s in-place path), the rest anywhere.
+ * their place (bfq_merge_pos_update()'s in-place path), the rest anywhere.
  * After each, the tree is in key order and holds every queue, and the
  * nearest queue to a random position is at the distance the scan finds.
  */
@@ -577,7 +577,7 @@ static void bfq_merge_pos_tree_vs_scan(struct kunit *test)
 	prandom_seed_state(&rnd, 7);
 	for (i = 0; i < ARRAY_SIZE(q); i++) {
 		q[i] = bfq_mt_queue(test, bfqd, 400 + i);
-		bfq_pos_update(bfqd, q[i], prandom_u32_state(&rnd) % 64);
+		bfq_merge_pos_update(bfqd, q[i], prandom_u32_state(&rnd) % 64);
 	}
 	for (step = 0; step < BFQ_MT_STEPS; step++) {
 		struct bfq_queue *self = q[prandom_u32_state(&rnd) %
@@ -591,7 +591,7 @@ static void bfq_merge_pos_tree_vs_scan(struct kunit *test)
 
 		if (r & BIT(20))
 			pos = self->merge.pos + ((r >> 21) % 3) - 1;
-		bfq_pos_update(bfqd, self, pos);
+		bfq_merge_pos_update(bfqd, self, pos);
 		KUNIT_EXPECT_EQ(test, self->merge.pos, pos);
 		for (node = rb_first(&bfqd->merge.pos_tree); node;
 		     node = rb_next(node), n++) {
@@ -604,16 +604,16 @@ static void bfq_merge_pos_tree_vs_scan(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, n, (unsigned int)ARRAY_SIZE(q));
 		for (i = 0; i < ARRAY_SIZE(q); i++)
 			if (q[i] != self)
-				best = min(best, bfq_pos_dist(at,
-							      q[i]->merge.pos));
-		near = bfq_pos_nearest(bfqd, self, at);
+				best = min(best, bfq_merge_pos_dist(at,
+								    q[i]->merge.pos));
+		near = bfq_merge_pos_nearest(bfqd, self, at);
 		KUNIT_ASSERT_NOT_NULL(test, near);
 		KUNIT_EXPECT_PTR_NE(test, near, self);
-		KUNIT_EXPECT_EQ_MSG(test, bfq_pos_dist(at, near->merge.pos),
+		KUNIT_EXPECT_EQ_MSG(test, bfq_merge_pos_dist(at, near->merge.pos),
 				    best, "step %u", step);
 	}
 	for (i = 0; i < ARRAY_SIZE(q); i++)
-		bfq_pos_erase(bfqd, q[i]);
+		bfq_merge_pos_erase(bfqd, q[i]);
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
 }
 

@@ -2,7 +2,9 @@
 /*
  * BFQ early queue merge: processes that read one region in interleaved
  * pieces (a thread pool on one file, QEMU's I/O threads, a parallel scan)
- * are served from one queue, and split again when they stop.
+ * are served from one queue, and split again when they stop. Prefix:
+ * bfq_merge_ (bfq_merge_pos_ for the position trees, bfq_merge_gather_ for
+ * the gathering of a start-up, bfq_merge_stable_ for a pair's stability).
  *
  * Rule enforced, and why: each process's requests alone look scattered,
  * but together they are sequential. Served from one queue they reach the
@@ -172,7 +174,7 @@ static bool bfq_merge_enabled(void)
 	return READ_ONCE(coop_merge);
 }
 
-static enum hrtimer_restart bfq_gather_timer_fn(struct hrtimer *timer)
+static enum hrtimer_restart bfq_merge_gather_timer_fn(struct hrtimer *timer)
 {
 	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
 					     merge.gather_timer);
@@ -186,7 +188,7 @@ void bfq_merge_init(struct bfq_data *bfqd)
 	bfqd->merge.pos_tree = RB_ROOT;
 	hrtimer_init(&bfqd->merge.gather_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL);
-	bfqd->merge.gather_timer.function = bfq_gather_timer_fn;
+	bfqd->merge.gather_timer.function = bfq_merge_gather_timer_fn;
 }
 
 /* No dispatch left to run: the elevator is going. */
@@ -256,7 +258,7 @@ struct request *bfq_merge_laggard(struct bfq_queue *bfqq)
  * member quiet for BFQ_MERGE_RECENT_MS (it stopped reading, or waits for
  * something else) is not waited for.
  */
-static unsigned int bfq_gather_members(const struct bfq_queue *bfqq)
+static unsigned int bfq_merge_gather_members(const struct bfq_queue *bfqq)
 {
 	unsigned long recent = msecs_to_jiffies(BFQ_MERGE_RECENT_MS);
 	struct bfq_io_cq *bic;
@@ -269,8 +271,8 @@ static unsigned int bfq_gather_members(const struct bfq_queue *bfqq)
 }
 
 /* Gathering's decision for @bfqq at @now_ns: 0 to dispatch now, else when. */
-static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    u64 now_ns)
+static u64 bfq_merge_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				  u64 now_ns)
 {
 	u64 cap = READ_ONCE(bfqd->tun.slice_idle_ns) / BFQ_GATHER_SLICE_DIV;
 	unsigned int have = max(bfqq->merge.bios_queued, 0);
@@ -279,7 +281,7 @@ static u64 bfq_gather_until(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq->merge.nr_members < 2 || bfqq->nr_in_driver ||
 	    have >= bfqq->merge.nr_members || !bfqq->last_done_ns || !cap)
 		return 0;
-	bfqq->merge.gather_target = bfq_gather_members(bfqq);
+	bfqq->merge.gather_target = bfq_merge_gather_members(bfqq);
 	if (have >= bfqq->merge.gather_target)
 		return 0;
 	until = bfqq->last_done_ns +
@@ -300,7 +302,7 @@ bool bfq_merge_gather(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	until = bfq_gather_until(bfqd, bfqq, now_ns);
+	until = bfq_merge_gather_until(bfqd, bfqq, now_ns);
 	if (!until)
 		return false;
 	hrtimer_start(&bfqd->merge.gather_timer, ns_to_ktime(until - now_ns),
@@ -334,7 +336,7 @@ void bfq_merge_queue_init(struct bfq_queue *bfqq)
 /* The position tree                                                    */
 /* ------------------------------------------------------------------ */
 
-static void bfq_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static void bfq_merge_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	if (RB_EMPTY_NODE(&bfqq->merge.pos_node))
 		return;
@@ -342,7 +344,7 @@ static void bfq_pos_erase(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	RB_CLEAR_NODE(&bfqq->merge.pos_node);
 }
 
-static struct bfq_queue *bfq_pos_queue(struct rb_node *node)
+static struct bfq_queue *bfq_merge_pos_queue(struct rb_node *node)
 {
 	return node ? rb_entry(node, struct bfq_queue, merge.pos_node) : NULL;
 }
@@ -352,10 +354,10 @@ static struct bfq_queue *bfq_pos_queue(struct rb_node *node)
  * on its left above it, none on its right below it (equal keys may stay
  * where they are: the tree's order is by key alone).
  */
-static bool bfq_pos_in_place(struct bfq_queue *bfqq, sector_t pos)
+static bool bfq_merge_pos_in_place(struct bfq_queue *bfqq, sector_t pos)
 {
-	struct bfq_queue *prev = bfq_pos_queue(rb_prev(&bfqq->merge.pos_node));
-	struct bfq_queue *next = bfq_pos_queue(rb_next(&bfqq->merge.pos_node));
+	struct bfq_queue *prev = bfq_merge_pos_queue(rb_prev(&bfqq->merge.pos_node));
+	struct bfq_queue *next = bfq_merge_pos_queue(rb_next(&bfqq->merge.pos_node));
 
 	return (!prev || prev->merge.pos <= pos) &&
 	       (!next || next->merge.pos >= pos);
@@ -366,19 +368,19 @@ static bool bfq_pos_in_place(struct bfq_queue *bfqq, sector_t pos)
  * of those already there; in place if the order holds (a lone reader,
  * or one that keeps between the same two neighbours).
  */
-static void bfq_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			   sector_t pos)
+static void bfq_merge_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				 sector_t pos)
 {
 	struct rb_node **link = &bfqd->merge.pos_tree.rb_node, *parent = NULL;
 
 	if (!RB_EMPTY_NODE(&bfqq->merge.pos_node)) {
 		if (bfqq->merge.pos == pos)
 			return;
-		if (bfq_pos_in_place(bfqq, pos)) {
+		if (bfq_merge_pos_in_place(bfqq, pos)) {
 			bfqq->merge.pos = pos;
 			return;
 		}
-		bfq_pos_erase(bfqd, bfqq);
+		bfq_merge_pos_erase(bfqd, bfqq);
 	}
 	bfqq->merge.pos = pos;
 	while (*link) {
@@ -393,7 +395,7 @@ static void bfq_pos_update(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	rb_insert_color(&bfqq->merge.pos_node, &bfqd->merge.pos_tree);
 }
 
-static sector_t bfq_pos_dist(sector_t a, sector_t b)
+static sector_t bfq_merge_pos_dist(sector_t a, sector_t b)
 {
 	return a > b ? a - b : b - a;
 }
@@ -402,15 +404,15 @@ static sector_t bfq_pos_dist(sector_t a, sector_t b)
  * The queue other than @self whose key is nearest @pos, or NULL: the last
  * key at or below @pos and the first above it, stepping over @self.
  */
-static struct bfq_queue *bfq_pos_nearest(struct bfq_data *bfqd,
-					 struct bfq_queue *self, sector_t pos)
+static struct bfq_queue *bfq_merge_pos_nearest(struct bfq_data *bfqd,
+					       struct bfq_queue *self, sector_t pos)
 {
 	struct rb_node *node = bfqd->merge.pos_tree.rb_node;
 	struct rb_node *below = NULL, *above = NULL;
 	struct bfq_queue *lo, *hi;
 
 	while (node) {
-		if (bfq_pos_queue(node)->merge.pos <= pos) {
+		if (bfq_merge_pos_queue(node)->merge.pos <= pos) {
 			below = node;
 			node = node->rb_right;
 		} else {
@@ -418,23 +420,23 @@ static struct bfq_queue *bfq_pos_nearest(struct bfq_data *bfqd,
 			node = node->rb_left;
 		}
 	}
-	if (below && bfq_pos_queue(below) == self)
+	if (below && bfq_merge_pos_queue(below) == self)
 		below = rb_prev(below);
-	if (above && bfq_pos_queue(above) == self)
+	if (above && bfq_merge_pos_queue(above) == self)
 		above = rb_next(above);
-	lo = bfq_pos_queue(below);
-	hi = bfq_pos_queue(above);
+	lo = bfq_merge_pos_queue(below);
+	hi = bfq_merge_pos_queue(above);
 	if (!lo || !hi)
 		return lo ?: hi;
-	return bfq_pos_dist(pos, lo->merge.pos) <=
-	       bfq_pos_dist(pos, hi->merge.pos) ? lo : hi;
+	return bfq_merge_pos_dist(pos, lo->merge.pos) <=
+	       bfq_merge_pos_dist(pos, hi->merge.pos) ? lo : hi;
 }
 
 /* ------------------------------------------------------------------ */
 /* Members and the stable candidate                                     */
 /* ------------------------------------------------------------------ */
 
-static void bfq_stable_drop(struct bfq_queue *bfqq)
+static void bfq_merge_stable_drop(struct bfq_queue *bfqq)
 {
 	struct bfq_queue *stable = bfqq->merge.stable;
 
@@ -447,15 +449,15 @@ static void bfq_stable_drop(struct bfq_queue *bfqq)
 /* @bfqq's last member left: nothing of it is to be merged any more. */
 static void bfq_merge_emptied(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	bfq_pos_erase(bfqd, bfqq);
-	bfq_stable_drop(bfqq);
+	bfq_merge_pos_erase(bfqd, bfqq);
+	bfq_merge_stable_drop(bfqq);
 	bfqq->merge.split_pending = false;
 	bfqq->merge.close_hits = 0;
 }
 
 /* A queue is born: the first of a run of births, or a candidate of it. */
-static void bfq_stable_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			    unsigned long now)
+static void bfq_merge_stable_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				  unsigned long now)
 {
 	struct bfq_merge_data *md = &bfqd->merge;
 	struct bfq_queue *head = md->stable_head;
@@ -496,7 +498,7 @@ void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 		bfq_wr_restore(bfqd, bfqq, s, now_ns);
 		bfqq->merge.born = jiffies;
 	} else if (bfqq->sync) {
-		bfq_stable_born(bfqd, bfqq, jiffies);
+		bfq_merge_stable_born(bfqd, bfqq, jiffies);
 	}
 	s->valid = false;
 }
@@ -530,7 +532,7 @@ void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	lockdep_assert_held(&bfqd->lock);
 
 	WARN_ON_ONCE(bfqq->merge.nr_members || bfqq->merge.stable);
-	bfq_pos_erase(bfqd, bfqq);
+	bfq_merge_pos_erase(bfqd, bfqq);
 	if (bfqd->merge.stable_head == bfqq)
 		bfqd->merge.stable_head = NULL;
 }
@@ -616,7 +618,7 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 
 	bfq_merge_emptied(bfqd, from);
 	if (to->merge.stable == from)
-		bfq_stable_drop(to);
+		bfq_merge_stable_drop(to);
 
 	to->merge.close_hits = 0;
 	to->entity.budget_sectors = max(to->entity.budget_sectors,
@@ -639,8 +641,8 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
  * the candidate if they still read one region, else NULL; the candidate's
  * reference is dropped either way, by the merge or here.
  */
-static struct bfq_queue *bfq_stable_judge(struct bfq_queue *bfqq,
-					  sector_t pos, unsigned long now)
+static struct bfq_queue *bfq_merge_stable_judge(struct bfq_queue *bfqq,
+						sector_t pos, unsigned long now)
 {
 	struct bfq_queue *stable = bfqq->merge.stable;
 
@@ -649,9 +651,9 @@ static struct bfq_queue *bfq_stable_judge(struct bfq_queue *bfqq,
 		return NULL;
 	if (bfq_merge_eligible(bfqq, stable, now) && !bfq_seeky(bfqq) &&
 	    !bfq_seeky(stable) &&
-	    bfq_pos_dist(pos, stable->merge.pos) <= BFQ_STABLE_REGION_SECTORS)
+	    bfq_merge_pos_dist(pos, stable->merge.pos) <= BFQ_STABLE_REGION_SECTORS)
 		return stable;
-	bfq_stable_drop(bfqq);
+	bfq_merge_stable_drop(bfqq);
 	return NULL;
 }
 
@@ -684,17 +686,17 @@ struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
 		 * Ten readers started together would pay both tree walks
 		 * at each request for nothing.
 		 */
-		bfq_stable_drop(bfqq);
-		bfq_pos_erase(bfqd, bfqq);
+		bfq_merge_stable_drop(bfqq);
+		bfq_merge_pos_erase(bfqd, bfqq);
 		m->close_hits = 0;
 		m->last_arrival = now;
 		return NULL;
 	}
 	if (bfq_merge_enabled() && !m->split_pending) {
-		cand = bfq_stable_judge(bfqq, pos, now);
-		near = cand ? NULL : bfq_pos_nearest(bfqd, bfqq, pos);
+		cand = bfq_merge_stable_judge(bfqq, pos, now);
+		near = cand ? NULL : bfq_merge_pos_nearest(bfqd, bfqq, pos);
 		if (near && bfq_merge_eligible(bfqq, near, now) &&
-		    bfq_pos_dist(pos, near->merge.pos) <=
+		    bfq_merge_pos_dist(pos, near->merge.pos) <=
 		    BFQ_MERGE_CLOSE_SECTORS)
 			m->close_hits++;
 		else if (!cand)
@@ -703,7 +705,7 @@ struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
 			cand = near;
 	}
 	m->last_arrival = now;
-	bfq_pos_update(bfqd, bfqq, pos + sectors);
+	bfq_merge_pos_update(bfqd, bfqq, pos + sectors);
 	return cand;
 }
 
@@ -740,7 +742,7 @@ struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
 			 BFQ_MERGE_CLOSE);
 	/* Its key is where this request ends, as @bfqq's was. */
 	cand->merge.last_arrival = jiffies;
-	bfq_pos_update(bfqd, cand, pos + sectors);
+	bfq_merge_pos_update(bfqd, cand, pos + sectors);
 	return cand;
 }
 

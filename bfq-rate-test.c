@@ -149,7 +149,7 @@ struct bfq_seek_case {
 	const char *desc;
 	unsigned int sectors, near_us, far_us, rounds;
 	bool overlap;		/* a second request joins each one */
-	bool costly;		/* expected bfq_seek_costly() */
+	bool costly;		/* expected bfq_rate_seek_costly() */
 };
 
 static const struct bfq_seek_case bfq_seek_cases[] = {
@@ -173,17 +173,17 @@ BFQ_KUNIT_TABLE(bfq_seek, bfq_seek_cases, bfq_seek_case);
 static void bfq_seek_feed(struct bfq_seek_cost *sc, u64 *now, sector_t pos,
 			  unsigned int sectors, unsigned int us, bool overlap)
 {
-	bfq_seek_dispatched(sc, *now, pos, sectors, 0);
+	bfq_rate_seek_dispatched(sc, *now, pos, sectors, 0);
 	if (overlap)
-		bfq_seek_dispatched(sc, *now, pos + sectors, sectors, 1);
+		bfq_rate_seek_dispatched(sc, *now, pos + sectors, sectors, 1);
 	*now += us * NSEC_PER_USEC;
 	if (overlap)
-		bfq_seek_completed(sc, *now, 1);
-	bfq_seek_completed(sc, *now, 0);
+		bfq_rate_seek_completed(sc, *now, 1);
+	bfq_rate_seek_completed(sc, *now, 0);
 	*now += 100 * NSEC_PER_USEC;
 }
 
-static void bfq_seek_table(struct kunit *test)
+static void bfq_rate_seek_table(struct kunit *test)
 {
 	const struct bfq_seek_case *c = test->param_value;
 	struct bfq_seek_cost sc = {};
@@ -199,14 +199,14 @@ static void bfq_seek_table(struct kunit *test)
 		bfq_seek_feed(&sc, &now, sc.last_end, c->sectors, c->near_us,
 			      c->overlap);
 	}
-	KUNIT_EXPECT_EQ(test, bfq_seek_costly(&sc), c->costly);
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_costly(&sc), c->costly);
 }
 
 /*
  * Between the thresholds a verdict stays; a device that changes (a cache
  * in front of a disk warming up) moves it once the averages cross one.
  */
-static void bfq_seek_hysteresis(struct kunit *test)
+static void bfq_rate_seek_hysteresis(struct kunit *test)
 {
 	struct bfq_seek_cost sc = {};
 	sector_t far = 0;
@@ -219,36 +219,36 @@ static void bfq_seek_hysteresis(struct kunit *test)
 		bfq_seek_feed(&sc, &now, far, 256, 200, false);
 		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
 	}
-	KUNIT_ASSERT_FALSE(test, bfq_seek_costly(&sc));
+	KUNIT_ASSERT_FALSE(test, bfq_rate_seek_costly(&sc));
 	/* 1.2x: between 9/8 and 5/4, still free. */
 	for (i = 0; i < 64; i++) {
 		far += 1 << 21;
 		bfq_seek_feed(&sc, &now, far, 256, 240, false);
 		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
 	}
-	KUNIT_EXPECT_FALSE(test, bfq_seek_costly(&sc));
+	KUNIT_EXPECT_FALSE(test, bfq_rate_seek_costly(&sc));
 	for (i = 0; i < 64; i++) {
 		far += 1 << 21;
 		bfq_seek_feed(&sc, &now, far, 256, 2000, false);
 		bfq_seek_feed(&sc, &now, sc.last_end, 256, 200, false);
 	}
-	KUNIT_EXPECT_TRUE(test, bfq_seek_costly(&sc));
+	KUNIT_EXPECT_TRUE(test, bfq_rate_seek_costly(&sc));
 	/* Mid-distance requests, a requeue, a 2 s retry: not samples. */
 	near = sc.near_ns[8];
 	far_ns = sc.far_ns[8];
-	bfq_seek_dispatched(&sc, now, sc.last_end + 1000, 256, 0);
+	bfq_rate_seek_dispatched(&sc, now, sc.last_end + 1000, 256, 0);
 	KUNIT_EXPECT_FALSE(test, sc.solo);
-	bfq_seek_dispatched(&sc, now, far, 256, 0);
-	bfq_seek_cancel(&sc);
-	bfq_seek_completed(&sc, now + 5000, 0);
-	bfq_seek_dispatched(&sc, now, sc.last_end, 256, 0);
-	bfq_seek_completed(&sc, now + 2 * NSEC_PER_SEC, 0);
+	bfq_rate_seek_dispatched(&sc, now, far, 256, 0);
+	bfq_rate_seek_cancel(&sc);
+	bfq_rate_seek_completed(&sc, now + 5000, 0);
+	bfq_rate_seek_dispatched(&sc, now, sc.last_end, 256, 0);
+	bfq_rate_seek_completed(&sc, now + 2 * NSEC_PER_SEC, 0);
 	KUNIT_EXPECT_EQ(test, sc.near_ns[8], near);
 	KUNIT_EXPECT_EQ(test, sc.far_ns[8], far_ns);
 }
 
 /* Every size class with a verdict must find seeks free. */
-static void bfq_seek_size_classes(struct kunit *test)
+static void bfq_rate_seek_size_classes(struct kunit *test)
 {
 	struct bfq_seek_cost sc = {};
 	sector_t far = 0;
@@ -260,16 +260,16 @@ static void bfq_seek_size_classes(struct kunit *test)
 		bfq_seek_feed(&sc, &now, far, 8, 100, false);
 		bfq_seek_feed(&sc, &now, sc.last_end, 8, 100, false);
 	}
-	KUNIT_ASSERT_FALSE(test, bfq_seek_costly(&sc));
+	KUNIT_ASSERT_FALSE(test, bfq_rate_seek_costly(&sc));
 	for (i = 0; i < 20; i++) {
 		far += 1 << 21;
 		bfq_seek_feed(&sc, &now, far, 1024, 9000, false);
 		bfq_seek_feed(&sc, &now, sc.last_end, 1024, 2000, false);
 	}
-	KUNIT_EXPECT_TRUE(test, bfq_seek_costly(&sc));
+	KUNIT_EXPECT_TRUE(test, bfq_rate_seek_costly(&sc));
 	KUNIT_EXPECT_EQ(test, sc.known, (u16)(BIT(3) | BIT(10)));
 	/* Sizes past the last class share it. */
-	bfq_seek_dispatched(&sc, now, far + (1 << 21), 1 << 20, 0);
+	bfq_rate_seek_dispatched(&sc, now, far + (1 << 21), 1 << 20, 0);
 	KUNIT_EXPECT_TRUE(test, sc.solo);
 	KUNIT_EXPECT_EQ(test, sc.solo_size, (u8)(BFQ_SEEK_NR_SIZES - 1));
 }
@@ -281,9 +281,9 @@ static struct kunit_case bfq_rate_test_cases[] = {
 	KUNIT_CASE(bfq_rate_requeue),
 	KUNIT_CASE(bfq_rate_filter),
 	KUNIT_CASE(bfq_rate_auto_budget_bounds),
-	KUNIT_CASE_PARAM(bfq_seek_table, bfq_seek_gen_params),
-	KUNIT_CASE(bfq_seek_hysteresis),
-	KUNIT_CASE(bfq_seek_size_classes),
+	KUNIT_CASE_PARAM(bfq_rate_seek_table, bfq_seek_gen_params),
+	KUNIT_CASE(bfq_rate_seek_hysteresis),
+	KUNIT_CASE(bfq_rate_seek_size_classes),
 	{}
 };
 

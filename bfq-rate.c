@@ -2,7 +2,7 @@
 /*
  * BFQ's estimators of the device: its peak rate, behind max_budget=0, and
  * whether seeks cost it time, behind idling for sequential queues.
- * Prefixes: bfq_rate_ and bfq_seek_.
+ * Prefix: bfq_rate_ (bfq_rate_seek_ for the seek cost).
  *
  * Rules enforced, and why:
  *
@@ -166,8 +166,8 @@ unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms)
  * @in_driver others at @now_ns. Timed if it is alone; any other request
  * joining it spoils the sample.
  */
-void bfq_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
-			 unsigned int sectors, unsigned int in_driver)
+void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
+			      unsigned int sectors, unsigned int in_driver)
 {
 	sector_t dist = pos > sc->last_end ? pos - sc->last_end :
 					     sc->last_end - pos;
@@ -184,14 +184,14 @@ void bfq_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
 }
 
 /* 1/8 weight to the new sample; the first one is taken as it is. */
-static void bfq_seek_average(u32 *avg, u16 *n, u32 sample)
+static void bfq_rate_seek_average(u32 *avg, u16 *n, u32 sample)
 {
 	*avg = *n ? (u32)div_u64((u64)*avg * 7 + sample, 8) : sample;
 	if (*n < BFQ_SEEK_MIN_SAMPLES)
 		(*n)++;
 }
 
-static void bfq_seek_judge(struct bfq_seek_cost *sc, unsigned int i)
+static void bfq_rate_seek_judge(struct bfq_seek_cost *sc, unsigned int i)
 {
 	u64 near = sc->near_ns[i], far = sc->far_ns[i];
 
@@ -210,8 +210,8 @@ static void bfq_seek_judge(struct bfq_seek_cost *sc, unsigned int i)
 }
 
 /* Rule 2: a request completed at @now_ns, @in_driver left in the device. */
-void bfq_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
-			unsigned int in_driver)
+void bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+			     unsigned int in_driver)
 {
 	unsigned int i = sc->solo_size;
 	u64 ns;
@@ -223,20 +223,20 @@ void bfq_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
 	if (ns > BFQ_SEEK_MAX_SAMPLE_NS)
 		return;
 	if (sc->solo_far)
-		bfq_seek_average(&sc->far_ns[i], &sc->far_n[i], ns);
+		bfq_rate_seek_average(&sc->far_ns[i], &sc->far_n[i], ns);
 	else
-		bfq_seek_average(&sc->near_ns[i], &sc->near_n[i], ns);
-	bfq_seek_judge(sc, i);
+		bfq_rate_seek_average(&sc->near_ns[i], &sc->near_n[i], ns);
+	bfq_rate_seek_judge(sc, i);
 }
 
 /* The timed request came back from the driver: its time says nothing. */
-void bfq_seek_cancel(struct bfq_seek_cost *sc)
+void bfq_rate_seek_cancel(struct bfq_seek_cost *sc)
 {
 	sc->solo = false;
 }
 
 /* Rule 2: whether seeks cost; true until the device has shown otherwise. */
-bool bfq_seek_costly(const struct bfq_seek_cost *sc)
+bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc)
 {
 	return !sc->known || sc->costly;
 }

@@ -74,7 +74,7 @@ static const struct bfq_tunable_desc bfq_tunable_descs[] = {
 };
 
 /* low_latency was written 0: every weight raising ends now (bfq-wr.c). */
-static void bfq_low_latency_off(struct bfq_data *bfqd)
+static void bfq_tunable_low_latency_off(struct bfq_data *bfqd)
 {
 	spin_lock_irq(&bfqd->lock);
 	bfq_wr_end_all(bfqd);
@@ -125,7 +125,7 @@ static ssize_t bfq_tunable_store(struct elevator_queue *e, const char *page,
 		return ret;
 	WRITE_ONCE(*bfq_tunable_field(e->elevator_data, d), val);
 	if (id == BFQ_T_LOW_LATENCY && !val)
-		bfq_low_latency_off(e->elevator_data);
+		bfq_tunable_low_latency_off(e->elevator_data);
 	return count;
 }
 

@@ -13,7 +13,7 @@
  * are kept while the requests of several groups follow one another; with
  * every queue in the root group nothing changes.
  */
-static void bfq_group_tags_kept_for_tagless(struct kunit *test)
+static void bfq_tags_kept_for_tagless_group(struct kunit *test)
 {
 	struct bfq_data *bfqd = bfq_test_bfqd(test);
 	struct bfq_queue *qb = bfq_test_queue(test, bfqd, 2);
@@ -88,7 +88,7 @@ static void bfq_group_tags_kept_for_tagless(struct kunit *test)
 }
 
 static struct kunit_case bfq_tags_cases[] = {
-	KUNIT_CASE(bfq_group_tags_kept_for_tagless),
+	KUNIT_CASE(bfq_tags_kept_for_tagless_group),
 	{}
 };
 

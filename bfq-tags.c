@@ -24,7 +24,7 @@
  *    raised or about to be; a process with no queue
  *    yet while no large burst goes on (bfq_wr_newcomer_raisable()); a
  *    process of a group that holds no tag while others hold some
- *    (bfq_tags_group_tagless(), bfq_group_tags_held()); and the queue in
+ *    (bfq_tags_group_tagless(), bfq_cg_tags_held()); and the queue in
  *    service, while none of those waits.
  * 3. Tags are kept only while someone they are for had I/O in the last
  *    BFQ_TAG_KEEP_MS, or waits (bfq_tags_kept()): a tag kept for nobody
@@ -87,7 +87,7 @@
 void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
 			  bool up)
 {
-	unsigned int *held = bfq_group_tags_held(bfqg, &bfqd->tags.root_held);
+	unsigned int *held = bfq_cg_tags_held(bfqg, &bfqd->tags.root_held);
 
 	lockdep_assert_held(&bfqd->lock);
 	if (WARN_ON_ONCE(!up && !*held))
@@ -177,7 +177,7 @@ static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
 	/* Racy: a request late at most, like bfq_wr_tag_reserve(). */
 	struct bfq_group *bfqg = data_race(bfqq->bfqg);
 
-	return !READ_ONCE(*bfq_group_tags_held(bfqg, &bfqd->tags.root_held)) &&
+	return !READ_ONCE(*bfq_cg_tags_held(bfqg, &bfqd->tags.root_held)) &&
 	       atomic_read(&bfqd->tags.nr_tagged) > 0;
 }
 

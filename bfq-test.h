@@ -51,7 +51,7 @@ static inline struct bfq_queue *bfq_test_queue(struct kunit *test,
 	bfqq->sync = true;
 	bfqq->ioprio_class = BFQ_CLASS_BE;
 	bfqq->ioprio_level = 4;
-	bfq_entity_init(&bfqq->entity, bfq_ioprio_to_weight(4), BFQ_CLASS_BE);
+	bfq_entity_init(&bfqq->entity, bfq_entity_ioprio_weight(4), BFQ_CLASS_BE);
 	bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
 	INIT_LIST_HEAD(&bfqq->fifo);
 	bfq_wr_queue_init(bfqq);

@@ -16,12 +16,12 @@
 static u64 bfq_test_check_subtree(struct kunit *test, struct rb_node *node,
 				  int *count)
 {
-	struct bfq_entity *e = bfq_rb_entity(node);
+	struct bfq_entity *e = bfq_entity_of_node(node);
 	u64 min = e->start;
 
 	(*count)++;
 	if (node->rb_left) {
-		struct bfq_entity *l = bfq_rb_entity(node->rb_left);
+		struct bfq_entity *l = bfq_entity_of_node(node->rb_left);
 		u64 m = bfq_test_check_subtree(test, node->rb_left, count);
 
 		KUNIT_EXPECT_FALSE(test, bfq_vtime_before(e->finish, l->finish));
@@ -29,7 +29,7 @@ static u64 bfq_test_check_subtree(struct kunit *test, struct rb_node *node,
 			min = m;
 	}
 	if (node->rb_right) {
-		struct bfq_entity *r = bfq_rb_entity(node->rb_right);
+		struct bfq_entity *r = bfq_entity_of_node(node->rb_right);
 		u64 m = bfq_test_check_subtree(test, node->rb_right, count);
 
 		KUNIT_EXPECT_FALSE(test, bfq_vtime_before(r->finish, e->finish));
@@ -50,13 +50,13 @@ static void bfq_test_check_tree(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, (unsigned int)count, st->nr_active);
 }
 
-/* O(N) reference for bfq_first_eligible(): in-order, first eligible. */
+/* O(N) reference for bfq_sched_first_eligible(): in-order, first eligible. */
 static struct bfq_entity *bfq_test_scan(struct bfq_service_tree *st)
 {
 	struct rb_node *node;
 
 	for (node = rb_first(&st->active); node; node = rb_next(node)) {
-		struct bfq_entity *e = bfq_rb_entity(node);
+		struct bfq_entity *e = bfq_entity_of_node(node);
 
 		if (!bfq_vtime_before(st->vtime, e->start))
 			return e;
@@ -78,13 +78,13 @@ static void bfq_test_entities(struct bfq_sched_data *sd, struct bfq_entity *e,
 	}
 }
 
-static void bfq_ioprio_to_weight_levels(struct kunit *test)
+static void bfq_entity_ioprio_weight_levels(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, bfq_ioprio_to_weight(0), 80U);
-	KUNIT_EXPECT_EQ(test, bfq_ioprio_to_weight(4), 40U);
-	KUNIT_EXPECT_EQ(test, bfq_ioprio_to_weight(7), 10U);
+	KUNIT_EXPECT_EQ(test, bfq_entity_ioprio_weight(0), 80U);
+	KUNIT_EXPECT_EQ(test, bfq_entity_ioprio_weight(4), 40U);
+	KUNIT_EXPECT_EQ(test, bfq_entity_ioprio_weight(7), 10U);
 	/* Out-of-range levels count as the lowest, never as weight 0. */
-	KUNIT_EXPECT_EQ(test, bfq_ioprio_to_weight(100), 10U);
+	KUNIT_EXPECT_EQ(test, bfq_entity_ioprio_weight(100), 10U);
 }
 
 static void bfq_sched_select_empty(struct kunit *test)
@@ -982,7 +982,7 @@ static struct bfq_entity *bfq_test_select_ref(struct bfq_sched_data *sd)
 	struct bfq_service_tree *st;
 	struct bfq_entity *e = NULL;
 
-	while (sd && (st = bfq_select_tree(sd, jiffies))) {
+	while (sd && (st = bfq_sched_select_tree(sd, jiffies))) {
 		bfq_vtime_catch_up(st);
 		e = bfq_test_scan(st);
 		sd = e->my_sd;
@@ -1070,7 +1070,7 @@ static void bfq_sched_random_hierarchy_invariants(struct kunit *test)
 }
 
 static struct kunit_case bfq_wf2q_cases[] = {
-	KUNIT_CASE(bfq_ioprio_to_weight_levels),
+	KUNIT_CASE(bfq_entity_ioprio_weight_levels),
 	KUNIT_CASE(bfq_sched_select_empty),
 	KUNIT_CASE(bfq_sched_select_weighted_share),
 	KUNIT_CASE(bfq_entity_expire_charges_service),

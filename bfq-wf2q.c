@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BFQ's service layer: hierarchical B-WF2Q+ over entities.
+ * BFQ's service layer: hierarchical B-WF2Q+ over entities. Prefixes by
+ * the object acted on: bfq_entity_ (one entity: a queue's or a group's),
+ * bfq_sched_ (one level's service trees), bfq_vtime_ (virtual time
+ * arithmetic).
  *
  * Rule enforced: every backlogged entity receives service in proportion to
  * its weight among the backlogged entities of its level, measured in
@@ -83,7 +86,7 @@
 #include "bfq-iosched.h"
 
 /* ioprio level 0..7 to weight: (8 - level) * 10, the stock module's scale. */
-unsigned int bfq_ioprio_to_weight(unsigned int level)
+unsigned int bfq_entity_ioprio_weight(unsigned int level)
 {
 	return (IOPRIO_NR_LEVELS - min_t(unsigned int, level,
 					 IOPRIO_NR_LEVELS - 1)) * 10;
@@ -99,7 +102,7 @@ static u64 bfq_vtime_delta(u64 sectors, u64 weight)
 	return div64_u64(sectors << BFQ_VT_SHIFT, max_t(u64, weight, 1));
 }
 
-static struct bfq_entity *bfq_rb_entity(struct rb_node *node)
+static struct bfq_entity *bfq_entity_of_node(struct rb_node *node)
 {
 	return node ? rb_entry(node, struct bfq_entity, rb_node) : NULL;
 }
@@ -113,15 +116,15 @@ static struct bfq_service_tree *bfq_entity_tree(struct bfq_entity *entity)
 /* The active tree: by finish, augmented with the subtree's least start */
 /* ------------------------------------------------------------------ */
 
-static bool bfq_min_start_compute(struct bfq_entity *entity, bool exit)
+static bool bfq_sched_min_start(struct bfq_entity *entity, bool exit)
 {
 	struct bfq_entity *child;
 	u64 min = entity->start;
 
-	child = bfq_rb_entity(entity->rb_node.rb_left);
+	child = bfq_entity_of_node(entity->rb_node.rb_left);
 	if (child && bfq_vtime_before(child->min_start, min))
 		min = child->min_start;
-	child = bfq_rb_entity(entity->rb_node.rb_right);
+	child = bfq_entity_of_node(entity->rb_node.rb_right);
 	if (child && bfq_vtime_before(child->min_start, min))
 		min = child->min_start;
 	if (exit && entity->min_start == min)
@@ -131,16 +134,16 @@ static bool bfq_min_start_compute(struct bfq_entity *entity, bool exit)
 }
 
 RB_DECLARE_CALLBACKS(static, bfq_min_start_cb, struct bfq_entity, rb_node,
-		     min_start, bfq_min_start_compute);
+		     min_start, bfq_sched_min_start);
 
 /* Insert by finish; equal finishes keep arrival order. */
-static void bfq_active_insert(struct bfq_service_tree *st,
-			      struct bfq_entity *entity)
+static void bfq_sched_active_insert(struct bfq_service_tree *st,
+				    struct bfq_entity *entity)
 {
 	struct rb_node **link = &st->active.rb_node, *parent = NULL;
 
 	while (*link) {
-		struct bfq_entity *p = bfq_rb_entity(*link);
+		struct bfq_entity *p = bfq_entity_of_node(*link);
 
 		parent = *link;
 		if (bfq_vtime_before(entity->start, p->min_start))
@@ -156,8 +159,8 @@ static void bfq_active_insert(struct bfq_service_tree *st,
 	st->nr_active++;
 }
 
-static void bfq_active_erase(struct bfq_service_tree *st,
-			     struct bfq_entity *entity)
+static void bfq_sched_active_erase(struct bfq_service_tree *st,
+				   struct bfq_entity *entity)
 {
 	rb_erase_augmented(&entity->rb_node, &st->active, &bfq_min_start_cb);
 	RB_CLEAR_NODE(&entity->rb_node);
@@ -175,8 +178,8 @@ bfq_first_eligible_at(const struct bfq_service_tree *st, u64 vtime)
 	struct rb_node *node = st->active.rb_node;
 
 	while (node) {
-		struct bfq_entity *left = bfq_rb_entity(node->rb_left);
-		struct bfq_entity *entity = bfq_rb_entity(node);
+		struct bfq_entity *left = bfq_entity_of_node(node->rb_left);
+		struct bfq_entity *entity = bfq_entity_of_node(node);
 
 		if (left && !bfq_vtime_before(vtime, left->min_start)) {
 			node = node->rb_left;
@@ -189,24 +192,24 @@ bfq_first_eligible_at(const struct bfq_service_tree *st, u64 vtime)
 	return NULL;
 }
 
-static struct bfq_entity *bfq_first_eligible(struct bfq_service_tree *st)
+static struct bfq_entity *bfq_sched_first_eligible(struct bfq_service_tree *st)
 {
 	return bfq_first_eligible_at(st, st->vtime);
 }
 
 /*
- * The entity of level @sd that bfq_level_select() would take next, among
+ * The entity of level @sd that bfq_sched_level_select() would take next, among
  * the classes up to @max_class and ignoring the IDLE class's grace, or
  * NULL; changes nothing.
  */
-static struct bfq_entity *bfq_level_next(const struct bfq_sched_data *sd,
-					 enum bfq_class max_class)
+static struct bfq_entity *bfq_sched_level_next(const struct bfq_sched_data *sd,
+					       enum bfq_class max_class)
 {
 	int i;
 
 	for (i = 0; i <= max_class && i < BFQ_NR_CLASSES; i++) {
 		const struct bfq_service_tree *st = &sd->st[i];
-		struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
+		struct bfq_entity *root = bfq_entity_of_node(st->active.rb_node);
 		u64 vtime = st->vtime;
 
 		if (!root)
@@ -223,14 +226,14 @@ static struct bfq_entity *bfq_level_next(const struct bfq_sched_data *sd,
 /* The idle tree: by finish, so the expired ones are leftmost          */
 /* ------------------------------------------------------------------ */
 
-static void bfq_idle_insert(struct bfq_service_tree *st,
-			    struct bfq_entity *entity)
+static void bfq_sched_idle_insert(struct bfq_service_tree *st,
+				  struct bfq_entity *entity)
 {
 	struct rb_node **link = &st->idle.rb_node, *parent = NULL;
 
 	while (*link) {
 		parent = *link;
-		if (bfq_vtime_before(entity->finish, bfq_rb_entity(parent)->finish))
+		if (bfq_vtime_before(entity->finish, bfq_entity_of_node(parent)->finish))
 			link = &parent->rb_left;
 		else
 			link = &parent->rb_right;
@@ -240,8 +243,8 @@ static void bfq_idle_insert(struct bfq_service_tree *st,
 	entity->state = BFQ_E_IDLE;
 }
 
-static void bfq_idle_erase(struct bfq_service_tree *st,
-			   struct bfq_entity *entity)
+static void bfq_sched_idle_erase(struct bfq_service_tree *st,
+				 struct bfq_entity *entity)
 {
 	rb_erase(&entity->rb_node, &st->idle);
 	RB_CLEAR_NODE(&entity->rb_node);
@@ -249,13 +252,13 @@ static void bfq_idle_erase(struct bfq_service_tree *st,
 }
 
 /* Drop idle entities whose finish the virtual time has passed. */
-static void bfq_idle_purge(struct bfq_service_tree *st)
+static void bfq_sched_idle_purge(struct bfq_service_tree *st)
 {
 	struct bfq_entity *entity;
 
-	while ((entity = bfq_rb_entity(rb_first(&st->idle))) &&
+	while ((entity = bfq_entity_of_node(rb_first(&st->idle))) &&
 	       !bfq_vtime_before(st->vtime, entity->finish))
-		bfq_idle_erase(st, entity);
+		bfq_sched_idle_erase(st, entity);
 }
 
 /* ------------------------------------------------------------------ */
@@ -265,11 +268,11 @@ static void bfq_idle_purge(struct bfq_service_tree *st)
 /* WF2Q+: V jumps to the least start when nobody is eligible. */
 static void bfq_vtime_catch_up(struct bfq_service_tree *st)
 {
-	struct bfq_entity *root = bfq_rb_entity(st->active.rb_node);
+	struct bfq_entity *root = bfq_entity_of_node(st->active.rb_node);
 
 	if (root && bfq_vtime_before(st->vtime, root->min_start)) {
 		st->vtime = root->min_start;
-		bfq_idle_purge(st);
+		bfq_sched_idle_purge(st);
 	}
 }
 
@@ -277,7 +280,7 @@ static void bfq_vtime_catch_up(struct bfq_service_tree *st)
 static void bfq_vtime_advance(struct bfq_service_tree *st, u64 sectors)
 {
 	st->vtime += bfq_vtime_delta(sectors, st->wsum);
-	bfq_idle_purge(st);
+	bfq_sched_idle_purge(st);
 }
 
 /* Apply a pending weight or class change; only while off every tree. */
@@ -288,9 +291,9 @@ static void bfq_entity_update_prio(struct bfq_entity *entity)
 }
 
 /* Rule 9: a group's turn is the turn of the child it would serve next. */
-static unsigned int bfq_group_budget(const struct bfq_sched_data *my_sd)
+static unsigned int bfq_entity_group_budget(const struct bfq_sched_data *my_sd)
 {
-	const struct bfq_entity *next = bfq_level_next(my_sd, BFQ_CLASS_IDLE);
+	const struct bfq_entity *next = bfq_sched_level_next(my_sd, BFQ_CLASS_IDLE);
 
 	return next ? next->budget_sectors : 0;
 }
@@ -301,12 +304,12 @@ static void bfq_entity_enqueue(struct bfq_entity *entity, u64 start)
 	struct bfq_service_tree *st = bfq_entity_tree(entity);
 
 	if (entity->my_sd)
-		entity->budget_sectors = bfq_group_budget(entity->my_sd);
+		entity->budget_sectors = bfq_entity_group_budget(entity->my_sd);
 	entity->start = start;
 	entity->finish = start + bfq_vtime_delta(entity->budget_sectors,
 					       entity->weight);
 	entity->service_sectors = 0;
-	bfq_active_insert(st, entity);
+	bfq_sched_active_insert(st, entity);
 	entity->state = BFQ_E_ACTIVE;
 	st->wsum += entity->weight;
 }
@@ -389,7 +392,7 @@ static void bfq_entity_activate_one(struct bfq_entity *entity,
 			   bfq_vtime_before(start, entity->finish)))
 		start = entity->finish;
 	if (entity->state == BFQ_E_IDLE)
-		bfq_idle_erase(st, entity);
+		bfq_sched_idle_erase(st, entity);
 	if (entity->class_idx != entity->new_class) {
 		bfq_entity_update_prio(entity);
 		st = bfq_entity_tree(entity);
@@ -444,12 +447,12 @@ static void bfq_entity_deactivate_one(struct bfq_entity *entity)
 {
 	struct bfq_service_tree *st = bfq_entity_tree(entity);
 
-	bfq_active_erase(st, entity);
+	bfq_sched_active_erase(st, entity);
 	st->wsum -= entity->weight;
 	/* Unserved: its start stands, its finish shrinks to it. */
 	entity->finish = entity->start;
 	if (bfq_vtime_before(st->vtime, entity->finish))
-		bfq_idle_insert(st, entity);
+		bfq_sched_idle_insert(st, entity);
 	else
 		entity->state = BFQ_E_OUT;
 }
@@ -470,8 +473,8 @@ void bfq_entity_deactivate(struct bfq_entity *entity)
 }
 
 /* Which class's tree serves next: strict priority, IDLE never starved. */
-static struct bfq_service_tree *bfq_select_tree(struct bfq_sched_data *sd,
-						unsigned long now)
+static struct bfq_service_tree *bfq_sched_select_tree(struct bfq_sched_data *sd,
+						      unsigned long now)
 {
 	struct bfq_service_tree *idle = &sd->st[BFQ_CLASS_IDLE];
 	int i;
@@ -490,20 +493,20 @@ static struct bfq_service_tree *bfq_select_tree(struct bfq_sched_data *sd,
  * Take the entity level @sd serves next off its tree and put it in service
  * there (rule 3), or NULL if none is backlogged. None is in service.
  */
-static struct bfq_entity *bfq_level_select(struct bfq_sched_data *sd,
-					   unsigned long now)
+static struct bfq_entity *bfq_sched_level_select(struct bfq_sched_data *sd,
+						 unsigned long now)
 {
 	struct bfq_service_tree *st;
 	struct bfq_entity *entity;
 
-	st = bfq_select_tree(sd, now);
+	st = bfq_sched_select_tree(sd, now);
 	if (!st)
 		return NULL;
 	bfq_vtime_catch_up(st);
-	entity = bfq_first_eligible(st);
+	entity = bfq_sched_first_eligible(st);
 	if (WARN_ON_ONCE(!entity))
 		return NULL;
-	bfq_active_erase(st, entity);
+	bfq_sched_active_erase(st, entity);
 	entity->state = BFQ_E_IN_SERVICE;
 	entity->service_sectors = 0;
 	sd->in_service = entity;
@@ -524,7 +527,7 @@ struct bfq_entity *bfq_sched_select(struct bfq_sched_data *root,
 	struct bfq_entity *entity;
 
 	for (;;) {
-		entity = sd->in_service ?: bfq_level_select(sd, now);
+		entity = sd->in_service ?: bfq_sched_level_select(sd, now);
 		if (!entity || !entity->my_sd)
 			break;
 		sd = entity->my_sd;
@@ -549,11 +552,11 @@ struct bfq_entity *bfq_sched_peek(const struct bfq_sched_data *root,
 	struct bfq_entity *entity = NULL;
 
 	while (sd && !entity) {
-		entity = bfq_level_next(sd, max_class);
+		entity = bfq_sched_level_next(sd, max_class);
 		sd = sd->in_service ? sd->in_service->my_sd : NULL;
 	}
 	while (entity && entity->my_sd)
-		entity = bfq_level_next(entity->my_sd, max_class);
+		entity = bfq_sched_level_next(entity->my_sd, max_class);
 	return entity;
 }
 
@@ -581,7 +584,7 @@ static void bfq_entity_expire_one(struct bfq_entity *entity,
 		bfq_entity_update_prio(entity);
 		bfq_entity_enqueue(entity, start);
 	} else if (bfq_vtime_before(st->vtime, entity->finish)) {
-		bfq_idle_insert(st, entity);
+		bfq_sched_idle_insert(st, entity);
 	}
 }
 
@@ -615,7 +618,7 @@ void bfq_entity_expire(struct bfq_entity *entity, unsigned int charge_sectors,
 void bfq_entity_forget(struct bfq_entity *entity)
 {
 	if (entity->state == BFQ_E_IDLE)
-		bfq_idle_erase(bfq_entity_tree(entity), entity);
+		bfq_sched_idle_erase(bfq_entity_tree(entity), entity);
 	WARN_ON_ONCE(entity->state != BFQ_E_OUT);
 }
 

@@ -84,15 +84,15 @@ static const struct bfq_softrt_case bfq_softrt_cases[] = {
 
 BFQ_KUNIT_TABLE(bfq_softrt, bfq_softrt_cases, bfq_softrt_case);
 
-static void bfq_softrt_next_start_ns_table(struct kunit *test)
+static void bfq_wr_softrt_next_start_ns_table(struct kunit *test)
 {
 	const struct bfq_softrt_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test,
-			bfq_softrt_next_start_ns(MS(c->busy_since_ms),
-						 c->busy_sectors,
-						 MS(c->idle_at_ms),
-						 MS(c->gap_ms)),
+			bfq_wr_softrt_next_start_ns(MS(c->busy_since_ms),
+						    c->busy_sectors,
+						    MS(c->idle_at_ms),
+						    MS(c->gap_ms)),
 			c->next_ns);
 }
 
@@ -145,7 +145,7 @@ static const struct bfq_softrt_pattern bfq_softrt_patterns[] = {
 BFQ_KUNIT_TABLE(bfq_softrt_pattern, bfq_softrt_patterns, bfq_softrt_pattern);
 
 /* Run a pattern through next start and bfq_wr_choose(), as bfq-wr.c does. */
-static void bfq_softrt_detection_patterns(struct kunit *test)
+static void bfq_wr_softrt_detection_patterns(struct kunit *test)
 {
 	const struct bfq_softrt_pattern *p = test->param_value;
 	struct bfq_wr_arrival a = { .new_queue = true };
@@ -159,8 +159,8 @@ static void bfq_softrt_detection_patterns(struct kunit *test)
 		if (i && p->early_every && !(i % p->early_every))
 			at = max(at - p->early_us * 1000, idle_at + 1);
 		a.now_ns = at;
-		batches = bfq_softrt_batches(batches, a.was_idle, at,
-					     next_start);
+		batches = bfq_wr_softrt_batches(batches, a.was_idle, at,
+						next_start);
 		a.softrt_batches = batches;
 		switch (bfq_wr_choose(&a)) {
 		case BFQ_WR_SOFT_RT:
@@ -177,8 +177,8 @@ static void bfq_softrt_detection_patterns(struct kunit *test)
 			.was_idle = true,
 			.idle_since_ns = idle_at,
 		};
-		next_start = bfq_softrt_next_start_ns(at, p->sectors, idle_at,
-						      MS(8));
+		next_start = bfq_wr_softrt_next_start_ns(at, p->sectors, idle_at,
+							 MS(8));
 		t = idle_at + p->think_us * 1000;
 	}
 	KUNIT_EXPECT_EQ(test, found, p->softrt);
@@ -236,19 +236,19 @@ static void bfq_wr_choose_table(struct kunit *test)
 }
 
 /* The count of batches that kept the pattern: on time, early, not idle. */
-static void bfq_softrt_batches_steps(struct kunit *test)
+static void bfq_wr_softrt_batches_steps(struct kunit *test)
 {
 	unsigned int b = 0;
 
-	b = bfq_softrt_batches(b, true, MS(140), MS(140));
+	b = bfq_wr_softrt_batches(b, true, MS(140), MS(140));
 	KUNIT_EXPECT_EQ(test, b, 1U);
-	b = bfq_softrt_batches(b, false, MS(150), MS(200));
+	b = bfq_wr_softrt_batches(b, false, MS(150), MS(200));
 	KUNIT_EXPECT_EQ(test, b, 1U);
-	b = bfq_softrt_batches(b, true, MS(300), MS(200));
+	b = bfq_wr_softrt_batches(b, true, MS(300), MS(200));
 	KUNIT_EXPECT_EQ(test, b, 2U);
-	b = bfq_softrt_batches(b, true, MS(399), MS(400));
+	b = bfq_wr_softrt_batches(b, true, MS(399), MS(400));
 	KUNIT_EXPECT_EQ(test, b, 0U);
-	KUNIT_EXPECT_EQ(test, bfq_softrt_batches(UINT_MAX, true, 1, 0),
+	KUNIT_EXPECT_EQ(test, bfq_wr_softrt_batches(UINT_MAX, true, 1, 0),
 			UINT_MAX);
 }
 
@@ -328,7 +328,7 @@ static const struct bfq_burst_case bfq_burst_cases[] = {
 
 BFQ_KUNIT_TABLE(bfq_burst, bfq_burst_cases, bfq_burst_case);
 
-static void bfq_burst_birth_table(struct kunit *test)
+static void bfq_wr_burst_birth_table(struct kunit *test)
 {
 	const struct bfq_burst_case *c = test->param_value;
 	struct bfq_burst b = {};
@@ -337,7 +337,7 @@ static void bfq_burst_birth_table(struct kunit *test)
 
 	for (i = 0; i < c->nr; i++) {
 		now += MS(c->gap_ms[i]);
-		KUNIT_EXPECT_EQ_MSG(test, bfq_burst_birth(&b, now), c->step[i],
+		KUNIT_EXPECT_EQ_MSG(test, bfq_wr_burst_birth(&b, now), c->step[i],
 				    "birth %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, b.large,
 				    c->step[i] == L_ || c->step[i] == IL_,
@@ -351,13 +351,13 @@ static void bfq_burst_birth_table(struct kunit *test)
 #undef IL_
 
 /* The members list never holds more than a burst that is not large. */
-static void bfq_burst_size_bound(struct kunit *test)
+static void bfq_wr_burst_size_bound(struct kunit *test)
 {
 	struct bfq_burst b = {};
 	unsigned int i, listed = 0;
 
 	for (i = 0; i < 1000; i++) {
-		switch (bfq_burst_birth(&b, MS(1000) + MS(i))) {
+		switch (bfq_wr_burst_birth(&b, MS(1000) + MS(i))) {
 		case BFQ_BURST_STARTED:
 			listed = 1;
 			break;
@@ -770,16 +770,16 @@ static void bfq_wr_queue_asked_time(struct kunit *test)
 static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_wr_duration_ns_table, bfq_wr_duration_gen_params),
 	KUNIT_CASE(bfq_wr_duration_ns_monotonic),
-	KUNIT_CASE_PARAM(bfq_softrt_next_start_ns_table,
+	KUNIT_CASE_PARAM(bfq_wr_softrt_next_start_ns_table,
 			 bfq_softrt_gen_params),
-	KUNIT_CASE_PARAM(bfq_softrt_detection_patterns,
+	KUNIT_CASE_PARAM(bfq_wr_softrt_detection_patterns,
 			 bfq_softrt_pattern_gen_params),
 	KUNIT_CASE_PARAM(bfq_wr_choose_table, bfq_wr_choose_gen_params),
-	KUNIT_CASE(bfq_softrt_batches_steps),
+	KUNIT_CASE(bfq_wr_softrt_batches_steps),
 	KUNIT_CASE(bfq_wr_preempts_cases),
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
-	KUNIT_CASE_PARAM(bfq_burst_birth_table, bfq_burst_gen_params),
-	KUNIT_CASE(bfq_burst_size_bound),
+	KUNIT_CASE_PARAM(bfq_wr_burst_birth_table, bfq_burst_gen_params),
+	KUNIT_CASE(bfq_wr_burst_size_bound),
 	KUNIT_CASE(bfq_wr_queue_burst_lifecycle),
 	KUNIT_CASE(bfq_wr_newcomer_in_bursts),
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),

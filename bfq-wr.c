@@ -5,7 +5,8 @@
  * "Improving Application Responsiveness with the BFQ Disk I/O Scheduler"
  * (SYSTOR '12). Everything here acts only while the low_latency tunable
  * is 1, and only on sync queues of the BE class: RT queues already come
- * first, and IDLE ones asked to come last.
+ * first, and IDLE ones asked to come last. Prefix: bfq_wr_ (bfq_wr_burst_
+ * for the bursts, bfq_wr_softrt_ for soft real-time detection).
  *
  * Rules enforced, and why:
  *
@@ -31,7 +32,7 @@
  *    duration.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
- *    if it arrives no earlier than bfq_softrt_next_start_ns(): the sectors
+ *    if it arrives no earlier than bfq_wr_softrt_next_start_ns(): the sectors
  *    of its last busy period at BFQ_SOFTRT_MAX_SECTORS_PER_SEC after that
  *    period began, and at least one idle slice and BFQ_SOFTRT_MIN_GAP_MS
  *    after it became idle. A queue whose last BFQ_SOFTRT_MIN_BATCHES
@@ -47,7 +48,7 @@
  *    real-time raising lapsing after BFQ_WR_SOFTRT_DURATION_MS would end
  *    its start-up's raising with it.
  * 4. Bursts. Sync queues created less than BFQ_BURST_WINDOW_MS after the
- *    previous one form a burst (bfq_burst_birth()); the burst ends when
+ *    previous one form a burst (bfq_wr_burst_birth()); the burst ends when
  *    that window passes without a new queue. Once a burst counts
  *    BFQ_BURST_LARGE_SIZE queues, its members and every queue born in it
  *    afterwards are in a large burst for their life: they are a batch
@@ -68,7 +69,7 @@
  *    queue: its next batch is a period away, and rule 7 gives it the
  *    device when it comes. A timed-out turn of an interactively raised
  *    queue is charged what it moved, not a full max_budget as other
- *    timed-out turns are (bfq_turn_charge()): the time was spent
+ *    timed-out turns are (bfq_budget_charge()): the time was spent
  *    waiting for it on purpose, and charged as a full budget it put the
  *    application's next turn behind every other queue's (under ten
  *    sequential readers such a turn moves a few percent of a full
@@ -268,8 +269,8 @@ u64 bfq_wr_duration_ns(u64 peak_sectors_per_sec)
  * @idle_at_ns may arrive and still be soft real time. @min_gap_ns: the idle
  * slice, floored at BFQ_SOFTRT_MIN_GAP_MS.
  */
-u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
-			     u64 idle_at_ns, u64 min_gap_ns)
+u64 bfq_wr_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
+				u64 idle_at_ns, u64 min_gap_ns)
 {
 	/* Capped so that the product fits in 64 bits; 2 TiB is bulk anyway. */
 	u64 sectors = min_t(u64, busy_sectors, U32_MAX);
@@ -288,8 +289,8 @@ u64 bfq_softrt_next_start_ns(u64 busy_since_ns, u64 busy_sectors,
  * again. A queue that was not idle (requests still in the device) did not
  * end a batch, so the count stands.
  */
-unsigned int bfq_softrt_batches(unsigned int batches, bool was_idle,
-				u64 now_ns, u64 next_start_ns)
+unsigned int bfq_wr_softrt_batches(unsigned int batches, bool was_idle,
+				   u64 now_ns, u64 next_start_ns)
 {
 	if (!was_idle)
 		return batches;
@@ -344,7 +345,7 @@ unsigned int bfq_wr_greedy_turns(unsigned int turns,
 }
 
 /* Rule 4: a sync queue is born at @now_ns; what that does to the burst. */
-enum bfq_burst_step bfq_burst_birth(struct bfq_burst *b, u64 now_ns)
+enum bfq_burst_step bfq_wr_burst_birth(struct bfq_burst *b, u64 now_ns)
 {
 	enum bfq_burst_step step;
 
@@ -464,8 +465,8 @@ static void bfq_wr_check_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /* Empty the list of the current burst's members. */
-static void bfq_burst_forget_members(struct bfq_data *bfqd,
-				     enum bfq_burst_member now_member)
+static void bfq_wr_burst_forget_members(struct bfq_data *bfqd,
+					enum bfq_burst_member now_member)
 {
 	struct bfq_queue *bfqq, *next;
 
@@ -477,13 +478,13 @@ static void bfq_burst_forget_members(struct bfq_data *bfqd,
 }
 
 /* Rule 4: the members of a burst that just became large lose raising. */
-static void bfq_burst_turn_large(struct bfq_data *bfqd, u64 now_ns)
+static void bfq_wr_burst_turn_large(struct bfq_data *bfqd, u64 now_ns)
 {
 	struct bfq_queue *bfqq;
 
 	list_for_each_entry(bfqq, &bfqd->wr.burst_members, wr.burst_node)
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BURST, now_ns);
-	bfq_burst_forget_members(bfqd, BFQ_BURST_LARGE);
+	bfq_wr_burst_forget_members(bfqd, BFQ_BURST_LARGE);
 }
 
 /* Rule 4: a sync queue was created. Called from the insert path. */
@@ -494,16 +495,16 @@ void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	if (!bfq_wr_enabled(bfqd) || !bfqq->sync)
 		return;
-	switch (bfq_burst_birth(&bfqd->wr.burst, now_ns)) {
+	switch (bfq_wr_burst_birth(&bfqd->wr.burst, now_ns)) {
 	case BFQ_BURST_STARTED:
-		bfq_burst_forget_members(bfqd, BFQ_BURST_NONE);
+		bfq_wr_burst_forget_members(bfqd, BFQ_BURST_NONE);
 		fallthrough;
 	case BFQ_BURST_JOINED:
 		bfqq->wr.burst = BFQ_BURST_MEMBER;
 		list_add_tail(&bfqq->wr.burst_node, &bfqd->wr.burst_members);
 		break;
 	case BFQ_BURST_TURNED_LARGE:
-		bfq_burst_turn_large(bfqd, now_ns);
+		bfq_wr_burst_turn_large(bfqd, now_ns);
 		fallthrough;
 	case BFQ_BURST_IN_LARGE:
 		bfqq->wr.burst = BFQ_BURST_LARGE;
@@ -627,9 +628,9 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (wr->idle && !paused)	/* asked before it went idle: early */
 		wr->softrt_batches = 0;
 	else
-		wr->softrt_batches = bfq_softrt_batches(wr->softrt_batches,
-							paused, asked_ns,
-							wr->softrt_next_start_ns);
+		wr->softrt_batches = bfq_wr_softrt_batches(wr->softrt_batches,
+							   paused, asked_ns,
+							   wr->softrt_next_start_ns);
 	a.softrt_batches = wr->softrt_batches;
 	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
 		kind = bfq_wr_choose(&a);
@@ -668,9 +669,9 @@ void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->idle = true;
 	wr->idle_since_ns = now_ns;
 	wr->softrt_next_start_ns =
-		bfq_softrt_next_start_ns(wr->busy_since_ns, wr->busy_sectors,
-					 now_ns,
-					 READ_ONCE(bfqd->tun.slice_idle_ns));
+		bfq_wr_softrt_next_start_ns(wr->busy_since_ns, wr->busy_sectors,
+					    now_ns,
+					    READ_ONCE(bfqd->tun.slice_idle_ns));
 }
 
 /* @bfqq got the device: a lapsed raising ends before its turn runs. */
@@ -715,7 +716,7 @@ void bfq_wr_end_all(struct bfq_data *bfqd)
 
 	list_for_each_entry_safe(bfqq, next, &bfqd->wr.raised, wr.raised_node)
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_OFF, now_ns);
-	bfq_burst_forget_members(bfqd, BFQ_BURST_NONE);
+	bfq_wr_burst_forget_members(bfqd, BFQ_BURST_NONE);
 	bfqd->wr.burst.size = 0;
 }
 
