@@ -787,6 +787,252 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		bfq_expire(bfqd, BFQ_EXP_EMPTY, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Insert and merge                                                    */
+/* ------------------------------------------------------------------ */
+
+static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
+			       bool at_head, struct list_head *free)
+{
+	struct request_queue *q = bfqd->queue;
+	struct bfq_queue *bfqq;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfq_rq_prepared(rq) || at_head) {
+		/* Not ours to schedule, or blk-mq wants it served first. */
+		if (bfq_rq_prepared(rq) && !rq_bfqq(rq))
+			bfq_bind_rq(bfqd, rq);
+		if (at_head)
+			list_add(&rq->queuelist, &bfqd->dispatch_head);
+		else
+			list_add_tail(&rq->queuelist, &bfqd->dispatch_head);
+		bfqd->nr_queued++;
+		return;
+	}
+	if (blk_mq_sched_try_insert_merge(q, rq, free))
+		return;
+
+	bfqq = rq_bfqq(rq) ?: bfq_bind_rq(bfqd, rq);
+	trace_block_rq_insert(rq);
+	bfq_add_request(bfqd, bfqq, rq);
+}
+
+static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list,
+				bfq_insert_flags_t flags)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	bool at_head = bfq_insert_at_head(flags);
+	LIST_HEAD(free);
+
+	spin_lock_irq(&bfqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		bfq_insert_request(bfqd, rq, at_head, &free);
+	}
+	spin_unlock_irq(&bfqd->lock);
+
+	blk_mq_free_requests(&free);
+}
+
+/*
+ * Called from the submission path, in the submitter's context: the icq is
+ * found here, where current is the process that issued the I/O.
+ */
+static void bfq_prepare_request(struct request *rq)
+{
+	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
+	struct io_cq *icq = ioc_find_get_icq(rq->q);
+
+	bfq_tags_taken(bfqd);
+	rq->elv.icq = icq;
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	if (!icq)
+		return;
+	bfq_tags_waited(bfqd, icq_to_bic(icq));
+	WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
+		   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+				     task_nice_ioprio(current)));
+	/* Until bfq_add_request() sets the deadline: see bfq_tags_sync_read(). */
+	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
+		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
+		if (rq->fifo_time)
+			rq_state_set(rq, BFQ_RQ_ASKED, true);
+	}
+}
+
+/*
+ * Front merge lookup: a queued request of the bio's queue starting at its
+ * end. Back merges are found by the elevator core's hash.
+ */
+static int bfq_request_merge(struct request_queue *q, struct request **target,
+			     struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq = bfqd->merge_bfqq;
+	struct request *front = NULL;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bfqq)
+		front = elv_rb_find(&bfqq->sort_list, bio_end_sector(bio));
+	if (!front || !elv_bio_merge_ok(front, bio))
+		return ELEVATOR_NO_MERGE;
+	*target = front;
+	if (blk_discard_mergable(front))
+		return ELEVATOR_DISCARD_MERGE;
+	return ELEVATOR_FRONT_MERGE;
+}
+
+/*
+ * The submitting process's icq on @q as its io context's lookup hint names
+ * it, or NULL. Lock-free: blk-ioc frees icqs after an RCU grace period and
+ * the caller holds rcu_read_lock(); the icq's fields that matter to us are
+ * read under bfq_data.lock. A miss (the hint names another device) only
+ * costs a front-merge opportunity, where ioc_lookup_icq() would cost
+ * q->queue_lock on every bio.
+ */
+struct io_cq *bfq_current_icq_hint(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+
+	if (!ioc)
+		return NULL;
+	icq = rcu_dereference(ioc->icq_hint);
+	if (!icq || icq->q != q || (icq->flags & ICQ_DESTROYED))
+		return NULL;
+	return icq;
+}
+
+/*
+ * Whether @bic's process has nothing queued: a lock-free peek, like
+ * bfq_tags_sync_read()'s, at a queue that may no longer be its own.
+ */
+static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
+{
+	struct bfq_queue *bfqq;
+	unsigned long flags = 0;
+	bool empty;
+
+	bfq_lockless_lock(bfqd, &flags);
+	bfqq = READ_ONCE(bic->sync_bfqq);
+	/* Racy: a stale count costs one merge or one lock, see above. */
+	empty = bfqq && !data_race(bfqq->nr_queued);
+	bfq_lockless_unlock(bfqd, flags);
+	return empty;
+}
+
+/*
+ * A bio may grow a request we hold. With none held the lock is not
+ * taken; nor for a sync bio whose process has none queued (a process
+ * reading synchronously, one request at a time, finds none of its own):
+ * a request that bio would have grown is another process's, and the
+ * request made of the bio still merges into it at insert (the hash's
+ * back merge in blk_mq_sched_try_insert_merge()). With two such readers
+ * that was one lock round trip in four, the other vCPU waiting on it.
+ */
+static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_io_cq *bic = NULL;
+	struct request *free = NULL, *into;
+	struct bfq_queue *cur;
+	bool merged, kick;
+
+	if (!READ_ONCE(bfqd->nr_queued))
+		return false;
+	rcu_read_lock();
+	if (op_is_sync(bio->bi_opf))
+		bic = icq_to_bic(bfq_current_icq_hint(q));
+	if (bic && bfq_bic_queue_empty(bfqd, bic)) {
+		rcu_read_unlock();
+		return false;
+	}
+
+	spin_lock_irq(&bfqd->lock);
+	/* For bfq_request_merge(), called back under this same lock. */
+	bfqd->merge_bfqq = bic && !bic->exited ? bic->sync_bfqq : NULL;
+	bfqd->bio_counted = false;
+	bfqd->bio_merged_into = NULL;
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	bfqd->merge_bfqq = NULL;
+	/*
+	 * A bio that filled the gap between two requests joined them:
+	 * bfq_requests_merged() ran instead of bfq_request_merged().
+	 */
+	if (merged && bic && !bic->exited)
+		bfq_merge_member_active(bic);
+	into = bfqd->bio_merged_into;
+	if (merged && !bfqd->bio_counted && into &&
+	    (rq_state(into) & BFQ_RQ_QUEUED))
+		bfq_merge_bio_queued(rq_bfqq(into));
+	/* The piece bfq_merge_gather() waited for: serve it now. */
+	cur = bfqd->in_service_bfqq;
+	kick = merged && bfq_merge_gathering(bfqd) && cur &&
+	       !cur->nr_in_driver && bfq_merge_gathered(cur);
+	spin_unlock_irq(&bfqd->lock);
+	rcu_read_unlock();
+
+	if (free)
+		blk_mq_free_request(free);
+	if (kick)
+		blk_mq_run_hw_queues(q, true);
+	return merged;
+}
+
+/* A bio was merged into @rq: a front merge moved its start sector. */
+static void bfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	bfqd->bio_counted = true;
+	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
+		return;
+	bfq_cg_stat_merged(bfqq->bfqg, rq);
+	bfq_merge_bio_queued(bfqq);
+	if (type != ELEVATOR_FRONT_MERGE)
+		return;
+	elv_rb_del(&bfqq->sort_list, rq);
+	elv_rb_add(&bfqq->sort_list, rq);
+}
+
+/* @next was merged into @rq and is about to be freed. */
+static void bfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	/* @next's bios are @rq's now, @next queued or just inserted. */
+	if (rq_state(rq) & BFQ_RQ_QUEUED)
+		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
+	bfqd->bio_merged_into = rq;
+	if (!(rq_state(next) & BFQ_RQ_QUEUED))
+		return;
+	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);
+	/* Within one queue, @rq inherits the earlier deadline and position. */
+	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
+	    time_before64(next->fifo_time, rq->fifo_time)) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	bfq_remove_request(bfqd, next, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
 /*
  * Of the queued requests around @pos, the one to serve next: the closest
  * one ahead, unless the closest one behind is within back_seek_max and,
@@ -834,10 +1080,6 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 	rq = bfq_merge_laggard(bfqq);
 	return rq ?: bfq_closest_rq(bfqd, bfqq, bfqq->next_pos);
 }
-
-/* ------------------------------------------------------------------ */
-/* Dispatch                                                            */
-/* ------------------------------------------------------------------ */
 
 /*
  * Whether the active sync queues all have the same class and weight, and
@@ -1245,83 +1487,8 @@ static bool bfq_has_work(struct blk_mq_hw_ctx *hctx)
 }
 
 /* ------------------------------------------------------------------ */
-/* Insert, merge, request life cycle                                   */
+/* Completion                                                          */
 /* ------------------------------------------------------------------ */
-
-static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
-			       bool at_head, struct list_head *free)
-{
-	struct request_queue *q = bfqd->queue;
-	struct bfq_queue *bfqq;
-
-	lockdep_assert_held(&bfqd->lock);
-
-	if (!bfq_rq_prepared(rq) || at_head) {
-		/* Not ours to schedule, or blk-mq wants it served first. */
-		if (bfq_rq_prepared(rq) && !rq_bfqq(rq))
-			bfq_bind_rq(bfqd, rq);
-		if (at_head)
-			list_add(&rq->queuelist, &bfqd->dispatch_head);
-		else
-			list_add_tail(&rq->queuelist, &bfqd->dispatch_head);
-		bfqd->nr_queued++;
-		return;
-	}
-	if (blk_mq_sched_try_insert_merge(q, rq, free))
-		return;
-
-	bfqq = rq_bfqq(rq) ?: bfq_bind_rq(bfqd, rq);
-	trace_block_rq_insert(rq);
-	bfq_add_request(bfqd, bfqq, rq);
-}
-
-static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
-				struct list_head *list,
-				bfq_insert_flags_t flags)
-{
-	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
-	bool at_head = bfq_insert_at_head(flags);
-	LIST_HEAD(free);
-
-	spin_lock_irq(&bfqd->lock);
-	while (!list_empty(list)) {
-		struct request *rq = list_first_entry(list, struct request,
-						      queuelist);
-
-		list_del_init(&rq->queuelist);
-		bfq_insert_request(bfqd, rq, at_head, &free);
-	}
-	spin_unlock_irq(&bfqd->lock);
-
-	blk_mq_free_requests(&free);
-}
-
-/*
- * Called from the submission path, in the submitter's context: the icq is
- * found here, where current is the process that issued the I/O.
- */
-static void bfq_prepare_request(struct request *rq)
-{
-	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
-	struct io_cq *icq = ioc_find_get_icq(rq->q);
-
-	bfq_tags_taken(bfqd);
-	rq->elv.icq = icq;
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	if (!icq)
-		return;
-	bfq_tags_waited(bfqd, icq_to_bic(icq));
-	WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
-		   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
-				     task_nice_ioprio(current)));
-	/* Until bfq_add_request() sets the deadline: see bfq_tags_sync_read(). */
-	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
-		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
-		if (rq->fifo_time)
-			rq_state_set(rq, BFQ_RQ_ASKED, true);
-	}
-}
 
 /*
  * A dispatched request finished: account it, and if it was the last one
@@ -1437,169 +1604,6 @@ static void bfq_requeue_request(struct request *rq)
 		}
 	}
 	spin_unlock_irqrestore(&bfqq->bfqd->lock, flags);
-}
-
-/*
- * Front merge lookup: a queued request of the bio's queue starting at its
- * end. Back merges are found by the elevator core's hash.
- */
-static int bfq_request_merge(struct request_queue *q, struct request **target,
-			     struct bio *bio)
-{
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_queue *bfqq = bfqd->merge_bfqq;
-	struct request *front = NULL;
-
-	lockdep_assert_held(&bfqd->lock);
-
-	if (bfqq)
-		front = elv_rb_find(&bfqq->sort_list, bio_end_sector(bio));
-	if (!front || !elv_bio_merge_ok(front, bio))
-		return ELEVATOR_NO_MERGE;
-	*target = front;
-	if (blk_discard_mergable(front))
-		return ELEVATOR_DISCARD_MERGE;
-	return ELEVATOR_FRONT_MERGE;
-}
-
-/*
- * The submitting process's icq on @q as its io context's lookup hint names
- * it, or NULL. Lock-free: blk-ioc frees icqs after an RCU grace period and
- * the caller holds rcu_read_lock(); the icq's fields that matter to us are
- * read under bfq_data.lock. A miss (the hint names another device) only
- * costs a front-merge opportunity, where ioc_lookup_icq() would cost
- * q->queue_lock on every bio.
- */
-struct io_cq *bfq_current_icq_hint(struct request_queue *q)
-{
-	struct io_context *ioc = current->io_context;
-	struct io_cq *icq;
-
-	if (!ioc)
-		return NULL;
-	icq = rcu_dereference(ioc->icq_hint);
-	if (!icq || icq->q != q || (icq->flags & ICQ_DESTROYED))
-		return NULL;
-	return icq;
-}
-
-/*
- * Whether @bic's process has nothing queued: a lock-free peek, like
- * bfq_tags_sync_read()'s, at a queue that may no longer be its own.
- */
-static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
-{
-	struct bfq_queue *bfqq;
-	unsigned long flags = 0;
-	bool empty;
-
-	bfq_lockless_lock(bfqd, &flags);
-	bfqq = READ_ONCE(bic->sync_bfqq);
-	/* Racy: a stale count costs one merge or one lock, see above. */
-	empty = bfqq && !data_race(bfqq->nr_queued);
-	bfq_lockless_unlock(bfqd, flags);
-	return empty;
-}
-
-/*
- * A bio may grow a request we hold. With none held the lock is not
- * taken; nor for a sync bio whose process has none queued (a process
- * reading synchronously, one request at a time, finds none of its own):
- * a request that bio would have grown is another process's, and the
- * request made of the bio still merges into it at insert (the hash's
- * back merge in blk_mq_sched_try_insert_merge()). With two such readers
- * that was one lock round trip in four, the other vCPU waiting on it.
- */
-static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
-			  unsigned int nr_segs)
-{
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_io_cq *bic = NULL;
-	struct request *free = NULL, *into;
-	struct bfq_queue *cur;
-	bool merged, kick;
-
-	if (!READ_ONCE(bfqd->nr_queued))
-		return false;
-	rcu_read_lock();
-	if (op_is_sync(bio->bi_opf))
-		bic = icq_to_bic(bfq_current_icq_hint(q));
-	if (bic && bfq_bic_queue_empty(bfqd, bic)) {
-		rcu_read_unlock();
-		return false;
-	}
-
-	spin_lock_irq(&bfqd->lock);
-	/* For bfq_request_merge(), called back under this same lock. */
-	bfqd->merge_bfqq = bic && !bic->exited ? bic->sync_bfqq : NULL;
-	bfqd->bio_counted = false;
-	bfqd->bio_merged_into = NULL;
-	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	bfqd->merge_bfqq = NULL;
-	/*
-	 * A bio that filled the gap between two requests joined them:
-	 * bfq_requests_merged() ran instead of bfq_request_merged().
-	 */
-	if (merged && bic && !bic->exited)
-		bfq_merge_member_active(bic);
-	into = bfqd->bio_merged_into;
-	if (merged && !bfqd->bio_counted && into &&
-	    (rq_state(into) & BFQ_RQ_QUEUED))
-		bfq_merge_bio_queued(rq_bfqq(into));
-	/* The piece bfq_merge_gather() waited for: serve it now. */
-	cur = bfqd->in_service_bfqq;
-	kick = merged && bfq_merge_gathering(bfqd) && cur &&
-	       !cur->nr_in_driver && bfq_merge_gathered(cur);
-	spin_unlock_irq(&bfqd->lock);
-	rcu_read_unlock();
-
-	if (free)
-		blk_mq_free_request(free);
-	if (kick)
-		blk_mq_run_hw_queues(q, true);
-	return merged;
-}
-
-/* A bio was merged into @rq: a front merge moved its start sector. */
-static void bfq_request_merged(struct request_queue *q, struct request *rq,
-			       enum elv_merge type)
-{
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-	struct bfq_queue *bfqq = rq_bfqq(rq);
-
-	bfqd->bio_counted = true;
-	if (!(rq_state(rq) & BFQ_RQ_QUEUED))
-		return;
-	bfq_cg_stat_merged(bfqq->bfqg, rq);
-	bfq_merge_bio_queued(bfqq);
-	if (type != ELEVATOR_FRONT_MERGE)
-		return;
-	elv_rb_del(&bfqq->sort_list, rq);
-	elv_rb_add(&bfqq->sort_list, rq);
-}
-
-/* @next was merged into @rq and is about to be freed. */
-static void bfq_requests_merged(struct request_queue *q, struct request *rq,
-				struct request *next)
-{
-	struct bfq_data *bfqd = q->elevator->elevator_data;
-
-	lockdep_assert_held(&bfqd->lock);
-
-	/* @next's bios are @rq's now, @next queued or just inserted. */
-	if (rq_state(rq) & BFQ_RQ_QUEUED)
-		bfq_merge_count_bios(rq_bfqq(rq), next, 1);
-	bfqd->bio_merged_into = rq;
-	if (!(rq_state(next) & BFQ_RQ_QUEUED))
-		return;
-	bfq_cg_stat_merged(rq_bfqq(next)->bfqg, next);
-	/* Within one queue, @rq inherits the earlier deadline and position. */
-	if ((rq_state(rq) & BFQ_RQ_QUEUED) && rq_bfqq(rq) == rq_bfqq(next) &&
-	    time_before64(next->fifo_time, rq->fifo_time)) {
-		list_move(&rq->queuelist, &next->queuelist);
-		rq->fifo_time = next->fifo_time;
-	}
-	bfq_remove_request(bfqd, next, false);
 }
 
 /*
