@@ -19,9 +19,8 @@
  *    differ, or groups do, the idle time is what keeps the heavier
  *    queue's or group's share; and an application starting (bfq-wr.c
  *    rule 5) needs the CPU as much as the device, which the injected
- *    requests' owners and completions take from it: injecting while
- *    idling for a starting application can make its start-up under ten
- *    readers up to twice as long (see docs/results/).
+ *    requests' owners and completions take from it, so injecting while
+ *    idling for a starting application lengthens its start-up.
  * 2. The limit is learned. The request the device idled for is a probe:
  *    the time from its arrival to its completion is its wait. Waits with
  *    nothing injected ahead form the base (a moving average); a wait with
@@ -56,11 +55,11 @@
  *    after its fsync). I/O already in the device when the process's own
  *    read completed is a neighbour's: independent readers on a deep
  *    device complete in a steady rotation, each just ahead of the next
- *    one's new read. Without that test ten random readers on a deep
- *    device change waker thousands of times a second, with it almost
- *    never (see docs/results/). A reader kept from the CPU for longer than
- *    a neighbour's service still passes: on a guest whose CPU the readers
- *    saturate, about 100 changes a second remain.
+ *    one's new read. Without that test independent random readers on a
+ *    deep device keep naming each other wakers (docs/results/
+ *    2026-11-28-depth32-icount.md). A reader kept from the CPU for longer
+ *    than a neighbour's service still passes, so where the readers
+ *    saturate the CPU some false wakers remain.
  *
  * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, last_done and
  * probe_rq hold no reference. bfq_put_queue() calls bfq_inject_queue_exit()

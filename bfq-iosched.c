@@ -1125,9 +1125,9 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * device has shown that requests far apart cost it no more than near
  * ones (bfq_rate_seek_costly()). A queue born in a large burst (bfq-wr.c,
  * rule 4: the batch needs throughput) is idled for only for that last
- * reason: ten sequential readers started together on a disk lose over a
- * third of their throughput when the device does not idle for them (see
- * docs/results/).
+ * reason: sequential readers started together on a disk lose throughput
+ * to the seeks between them when the device does not idle for them
+ * (docs/results/2026-11-25-lab-exp6-rule9.md).
  */
 static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    u64 now_ns)

@@ -250,10 +250,9 @@ static bool bfq_tags_recent(u64 then_ns, u64 now_ns)
  * BFQ_TAG_KEEP_MS, or several groups had (bfq_tags_count_group()), or a
  * process they are kept for waits for one. Otherwise nobody would use
  * them, and on a short queue (2 tags) keeping one idles the device between
- * the requests of bulk readers: at depth 1 a tag always kept costs ten
- * random readers close to a third of their throughput, and a burst of 64
- * readers a few percent while a journal thread stays raised (see
- * docs/results/).
+ * the requests of bulk readers: half the tags sit unused while they wait
+ * (docs/results/2026-11-23-lowlat-first-runs.md, a raised journal thread
+ * keeping a tag under a burst of readers).
  */
 static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 {

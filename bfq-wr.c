@@ -63,18 +63,15 @@
  *    when its process thinks longer than an idle slice between requests:
  *    a starting application that is slow to issue its next read is
  *    usually short of CPU, and serving the background meanwhile gives the
- *    background's processes more work to take the CPU with (without
- *    this, a start-up under 5 readers and 5 writers takes up to about
- *    three times as long; see docs/results/). Not for a soft real-time
- *    queue: its next batch is a period away, and rule 7 gives it the
- *    device when it comes. A timed-out turn of an interactively raised
- *    queue is charged what it moved, not a full max_budget as other
- *    timed-out turns are (bfq_budget_charge()): the time was spent
- *    waiting for it on purpose, and charged as a full budget it put the
- *    application's next turn behind every other queue's (under ten
- *    sequential readers such a turn moves a few percent of a full
- *    budget, and start-ups charged full budgets take about a third
- *    longer; see docs/results/).
+ *    background's processes more work to take the CPU with. Not for a
+ *    soft real-time queue: its next batch is a period away, and rule 7
+ *    gives it the device when it comes. A timed-out turn of an
+ *    interactively raised queue is charged what it moved, not a full
+ *    max_budget as other timed-out turns are (bfq_budget_charge()): the
+ *    time was spent waiting for it on purpose, and charged as a full
+ *    budget it put the application's next turn behind every other
+ *    queue's (such a turn moves a small part of a full budget:
+ *    docs/results/2026-11-28-raised-turn-charge.md).
  *    The idling yields to another application starting (bfq_wr_yields()):
  *    when the queue the service order names next is interactively raised
  *    too and the device takes more than one request, the emptied queue's
@@ -151,9 +148,9 @@
 #include "bfq-trace.h"
 
 /*
- * Rule 1: a weight 30 times its own gives a starting application about
- * 97% of the device against one busy queue of its ioprio and 75% against
- * ten, while the others keep a few percent and do not starve.
+ * Rule 1: a weight 30 times its own gives a starting application 30/31 of
+ * the device against one busy queue of its ioprio and 30/40 against ten,
+ * while the others keep a few percent each and do not starve.
  */
 #define BFQ_WR_COEFF			30
 /*
@@ -178,10 +175,9 @@
  * Rule 1, peak rate not measured yet on a rotational device: a 100 MB/s
  * disk's, in sectors per second (5.4 s). A disk that has served only
  * random requests since bfq was selected has no rate sample, and a
- * starting application there needs its raising longer than an SSD's: on
- * the lab's disk model, an application whose raising ends a third of the
- * way through its start-up under ten random readers takes over five times
- * its idle start-up time (see docs/results/).
+ * starting application there needs its raising longer than an SSD's: one
+ * whose raising ends partway through its start-up under random readers
+ * finishes it at their pace (docs/results/2026-11-25-lab-exp6-rule9.md).
  */
 #define BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC	195312
 /*
@@ -218,8 +214,7 @@
  * Rule 3: the least pause between batches, whatever slice_idle: a process
  * reading back to back pauses only for its CPU time between requests,
  * which must not pass for a period. On a loaded CPU that pause grows to
- * several ms (measured under TCG with ten readers on two CPUs: 5-10 ms on
- * average), so the bound is well above it; a 30 fps video's reader pauses
+ * several ms, so the bound is well above it; a 30 fps video's reader pauses
  * for most of its 33 ms period, and audio players read 100 ms or more of
  * sound at a time.
  */
