@@ -43,12 +43,40 @@ static void bfq_budget_next_table(struct kunit *test)
 			c->served);
 }
 
-/*
- * Feed @n requests of @sectors, one at a time: each keeps the device busy
- * @ns, then the device sits empty for as long (a process thinking).
- */
+struct bfq_time_charge_case {
+	const char *desc;
+	u64 ns;
+	unsigned int max_budget, timeout_ms, charge;
+};
+
+static const struct bfq_time_charge_case bfq_time_charge_cases[] = {
+	{ "no time, no charge", 0, 16384, 125, 0 },
+	{ "a 6 ms seek", 6 * NSEC_PER_MSEC, 16384, 125, 786 },
+	{ "timeout_sync is a full budget", 125 * NSEC_PER_MSEC, 16384, 125,
+	  16384 },
+	{ "longer is capped at max_budget", 2 * NSEC_PER_SEC, 16384, 125,
+	  16384 },
+	{ "a larger budget, dearer time", 6 * NSEC_PER_MSEC, 65536, 125, 3145 },
+	{ "a longer timeout, cheaper time", 6 * NSEC_PER_MSEC, 16384, 250, 393 },
+	{ "timeout 0 charges max_budget", NSEC_PER_MSEC, 4096, 0, 4096 },
+};
+
+BFQ_KUNIT_TABLE(bfq_time_charge, bfq_time_charge_cases,
+		bfq_time_charge_case);
+
+/* Rule 3: device time at the rate of max_budget per timeout_sync. */
+static void bfq_budget_time_charge_table(struct kunit *test)
+{
+	const struct bfq_time_charge_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, bfq_budget_time_charge(c->ns, c->max_budget,
+						     c->timeout_ms), c->charge);
+}
+
 static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_budget_next_table, bfq_budget_gen_params),
+	KUNIT_CASE_PARAM(bfq_budget_time_charge_table,
+			 bfq_time_charge_gen_params),
 	{}
 };
 

@@ -19,6 +19,23 @@
  *    lower everybody's throughput, and every timed-out turn costs the
  *    same, whatever the sectors happened to be. Not an application
  *    starting (bfq_wr_needs_idling()): the device waited for it on purpose.
+ * 3. Seeky turns pay for time. A seeky queue's turn usually ends when it
+ *    empties, after a request or two, long before any timeout; charged
+ *    only its sectors, it pays 8 for a 4 KiB read that holds a disk's arm
+ *    for a seek and a rotation, and a raised application or a sequential
+ *    reader of equal weight gets a turn for every few of its. So on a
+ *    device where seeks cost (bfq_rate_seek_costly()) a seeky queue's turn
+ *    is charged at least the device time its requests took, as the seek
+ *    estimator knows a far request of each size to take alone
+ *    (bfq_rate_seek_far_ns()), at the rate rule 2 charges: max_budget for
+ *    timeout_sync (bfq_budget_time_charge()), so that a turn holding the
+ *    device that long costs a full budget either way; at most max_budget.
+ *    Unlike rule 2, also while max_budget is a guess: the time is
+ *    measured, and the guess only sets the exchange rate, the same for
+ *    every queue. Not an application starting, as in rule 2. Equal seeky
+ *    queues keep their shares; against queues that stream they get shares
+ *    of device time instead of sectors, the time-domain fairness the
+ *    budget timeout gives to queues slow within one turn.
  *
  * Locking: callers hold bfq_data.lock.
  */
@@ -67,6 +84,21 @@ unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
 	if (why == BFQ_EXP_TIMEOUT)
 		return max(served, timeout_charge);
 	return served;
+}
+
+/*
+ * Rule 3: the charge for @ns of device time, at max_budget per
+ * @timeout_ms; at most max_budget.
+ */
+unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
+				    unsigned int timeout_ms)
+{
+	u64 sectors;
+
+	if (!timeout_ms)
+		return max_budget;
+	sectors = div64_u64(ns * max_budget, (u64)timeout_ms * NSEC_PER_MSEC);
+	return min_t(u64, sectors, max_budget);
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST

@@ -133,7 +133,7 @@ static int bfq_debugfs_trees_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-static int bfq_rate_show(void *data, struct seq_file *m)
+static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct bfq_data *bfqd = q->elevator->elevator_data;
@@ -163,6 +163,6 @@ static int bfq_rate_show(void *data, struct seq_file *m)
 const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
 	{ "queues", 0400, bfq_debugfs_queues_show },
 	{ "service_trees", 0400, bfq_debugfs_trees_show },
-	{ "rate", 0400, bfq_rate_show },
+	{ "rate", 0400, bfq_debugfs_rate_show },
 	{},
 };

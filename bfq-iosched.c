@@ -1217,6 +1217,25 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 }
 
 /*
+ * The least charge of the turn of seeky @bfqq ending at @now_ns: the device
+ * time of its requests (bfq-budget.c, rule 3), where seeks cost; not for
+ * an application starting.
+ */
+static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
+				     struct bfq_queue *bfqq,
+				     unsigned int max_budget, u64 now_ns)
+{
+	u64 ns = bfqq->turn_far_ns;
+
+	bfqq->turn_far_ns = 0;
+	if (!ns || !bfq_rate_seek_costly(&bfqd->seek) ||
+	    bfq_wr_needs_idling(bfqd, bfqq, now_ns))
+		return 0;
+	return bfq_budget_time_charge(ns, max_budget,
+				      READ_ONCE(bfqd->tun.timeout_sync_ms));
+}
+
+/*
  * End the turn of the queue in service (budget rules: bfq-budget.c) at
  * @now_ns, the caller's clock reading (0: none at hand, read it here).
  */
@@ -1240,7 +1259,8 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	/* Only a timed-out turn costs more than it moved: most turns empty. */
 	charge = why == BFQ_EXP_TIMEOUT ?
 		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
-	charge = bfq_budget_charge(charge, served, why);
+	charge = max(bfq_budget_charge(charge, served, why),
+		     bfq_seeky_charge(bfqd, bfqq, max_budget, now_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
@@ -1347,6 +1367,9 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
 				 blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	if (bfq_seeky(bfqq))
+		bfqq->turn_far_ns += bfq_rate_seek_far_ns(&bfqd->seek,
+							  blk_rq_sectors(rq));
 	bfq_inject_note_sent(bfqq, now_ns);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 	if (bfqq->bfqg)

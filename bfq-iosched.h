@@ -206,6 +206,8 @@ struct bfq_queue {
 	sector_t next_pos;		/* end of the last dispatched request */
 	sector_t arrival_end;		/* end of the last arrived request */
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
+	/* Device time of its seeky requests this turn (bfq-budget.c rule 3). */
+	u64 turn_far_ns;
 
 	u64 idle_expired_ns;		/* when idling for it last timed out */
 	u64 last_done_ns;		/* its last completion */
@@ -586,6 +588,8 @@ unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
 unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
 			       enum bfq_expire_reason why);
+unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
+				    unsigned int timeout_ms);
 
 /* bfq-rate.c: the peak rate and seek cost estimators. bfq_data.lock. */
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
@@ -602,6 +606,7 @@ void bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
 			     unsigned int in_driver);
 void bfq_rate_seek_cancel(struct bfq_seek_cost *sc);
 bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc);
+u64 bfq_rate_seek_far_ns(const struct bfq_seek_cost *sc, unsigned int sectors);
 
 /* bfq-wr.c: weight raising and bursts (low_latency). bfq_data.lock. */
 struct bfq_wr_arrival {

@@ -274,6 +274,36 @@ static void bfq_rate_seek_size_classes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sc.solo_size, (u8)(BFQ_SEEK_NR_SIZES - 1));
 }
 
+/*
+ * bfq-budget.c rule 3 charges a seeky turn by the far time of its requests'
+ * size class: nothing until the class holds BFQ_SEEK_MIN_SAMPLES far
+ * samples, then their average; near samples and other classes do not
+ * count.
+ */
+static void bfq_rate_seek_far_time(struct kunit *test)
+{
+	struct bfq_seek_cost sc = {};
+	sector_t far = 0;
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < BFQ_SEEK_MIN_SAMPLES - 1; i++) {
+		far += 1 << 21;
+		bfq_seek_feed(&sc, &now, far, 8, 6000, false);
+		bfq_seek_feed(&sc, &now, sc.last_end, 8, 300, false);
+	}
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_far_ns(&sc, 8), 0ULL);
+	far += 1 << 21;
+	bfq_seek_feed(&sc, &now, far, 8, 6000, false);
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_far_ns(&sc, 8),
+			6000ULL * NSEC_PER_USEC);
+	/* 15 sectors are in the class of 8; 16 and 0 are not. */
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_far_ns(&sc, 15),
+			6000ULL * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_far_ns(&sc, 16), 0ULL);
+	KUNIT_EXPECT_EQ(test, bfq_rate_seek_far_ns(&sc, 0), 0ULL);
+}
+
 static struct kunit_case bfq_rate_test_cases[] = {
 	KUNIT_CASE(bfq_rate_sequential_sample),
 	KUNIT_CASE(bfq_rate_rejects_weak_samples),
@@ -284,6 +314,7 @@ static struct kunit_case bfq_rate_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_rate_seek_table, bfq_seek_gen_params),
 	KUNIT_CASE(bfq_rate_seek_hysteresis),
 	KUNIT_CASE(bfq_rate_seek_size_classes),
+	KUNIT_CASE(bfq_rate_seek_far_time),
 	{}
 };
 

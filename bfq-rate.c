@@ -241,6 +241,21 @@ bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc)
 	return !sc->known || sc->costly;
 }
 
+/*
+ * The time a far request of @sectors takes the device alone, from the
+ * samples of its size class; 0 until the class holds BFQ_SEEK_MIN_SAMPLES
+ * of them (bfq-budget.c, rule 3, charges seeky turns by it).
+ */
+u64 bfq_rate_seek_far_ns(const struct bfq_seek_cost *sc, unsigned int sectors)
+{
+	unsigned int i;
+
+	if (!sectors)
+		return 0;
+	i = min_t(unsigned int, ilog2(sectors), BFQ_SEEK_NR_SIZES - 1);
+	return sc->far_n[i] < BFQ_SEEK_MIN_SAMPLES ? 0 : sc->far_ns[i];
+}
+
 #ifdef CONFIG_BFQ_KUNIT_TEST
 #include "bfq-rate-test.c"
 #endif
