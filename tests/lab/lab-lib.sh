@@ -204,8 +204,8 @@ lab_trace_on() {
 	for e in block_rq_insert block_rq_issue block_rq_complete; do
 		echo 1 > $LAB_TR/events/block/$e/enable
 	done
-	# Ours: when each queue's raising starts and ends.
-	for e in bfq_wr_start bfq_wr_end; do
+	# Ours: when each queue's raising starts and ends, and why turns end.
+	for e in bfq_wr_start bfq_wr_end bfq_expire; do
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 1 > $LAB_TR/events/bfq/$e/enable
 	done
@@ -223,25 +223,58 @@ lab_trace_off() {
 		if (k > NF) next
 		key = $(i + 1) " " $(k - 1)
 		if (ev == "block_rq_insert:") {
-			if ($NF == "[" comm "]") { ins[key] = t; mine[key] = 1 }
+			if ($NF == "[" comm "]") {
+				ins[key] = t; mine[key] = 1
+				# Its think time: from its last completion, when
+				# none of its reads was in flight.
+				if (last && !mine_busy) {
+					g = t - last; ng++; gs += g
+					if (g > 0.008) glong++
+				}
+			}
 		} else if (ev == "block_rq_issue:") {
 			if (key in busy) next
 			busy[key] = 1; inflight++
-			if (key in mine) { n++; qw += t - ins[key]; infl += inflight - 1; iss[key] = t }
+			if (key in mine) {
+				n++; qw += t - ins[key]; infl += inflight - 1; iss[key] = t
+				mine_busy++
+				if (inflight > 1) behind++
+			}
 		} else if (ev == "block_rq_complete:") {
 			if (!(key in busy)) next
 			delete busy[key]; inflight--
-			if (key in iss) { dw += t - iss[key]; nd++; delete iss[key]; delete mine[key] }
+			if (key in iss) {
+				dw += t - iss[key]; nd++; delete iss[key]; delete mine[key]
+				mine_busy--; last = t
+			}
 		}
 	}
 	END {
 		if (!n) { print "LAB-TRACE " comm ": no requests"; exit }
-		printf "LAB-TRACE %s: %d reads, sched wait %.2f ms, device %.2f ms, %.1f in device at issue\n",
-		    comm, n, qw / n * 1000, nd ? dw / nd * 1000 : 0, infl / n
+		printf "LAB-TRACE %s: %d reads, sched wait %.2f ms, device %.2f ms, %.1f in device at issue (%d issued behind others)\n",
+		    comm, n, qw / n * 1000, nd ? dw / nd * 1000 : 0, infl / n, behind
+		if (ng)
+			printf "LAB-TRACE %s: %d pauses between reads, mean %.2f ms, %d over 8 ms\n",
+			    comm, ng, gs / ng * 1000, glong
 	}' $LAB_TR/trace
 	grep -E 'bfq_wr_(start|end):' $LAB_TR/trace | head -40 |
 		sed 's/^ */LAB-TRACE /'
-	for e in bfq_wr_start bfq_wr_end; do
+	# How the turns of the interactively raised queues ended, and how many
+	# turns each queue had, from the application's first read on.
+	awk -v comm="$1" '
+	     /block_rq_insert:/ && $NF == "[" comm "]" { on = 1 }
+	     /bfq_wr_start:.* interactive / { for (i = 1; i <= NF; i++)
+			if ($i ~ /^bfq[0-9]+$/) app[$i] = 1 }
+	     /bfq_expire:/ && on { for (i = 1; i <= NF; i++) if ($i ~ /^bfq[0-9]+$/) break
+			turns[$i]++
+			if ($i in app) n[$i " " $(i + 1)]++ }
+	     END { for (r in n) printf "LAB-TRACE raised turns of %s: %d\n", r, n[r]
+		   for (q in turns) printf "LAB-TRACE turns of %s: %d\n", q, turns[q] }' \
+		$LAB_TR/trace | sort
+	# Ours: what it knows of the device (peak rate, seek costs).
+	local rate=/sys/kernel/debug/block/${DEV:-none}/sched/rate
+	[ -r "$rate" ] && sed 's/^/LAB-TRACE rate: /' "$rate"
+	for e in bfq_wr_start bfq_wr_end bfq_expire; do
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 0 > $LAB_TR/events/bfq/$e/enable
 	done
