@@ -32,10 +32,11 @@
  *    device that long costs a full budget either way; at most max_budget.
  *    Unlike rule 2, also while max_budget is a guess: the time is
  *    measured, and the guess only sets the exchange rate, the same for
- *    every queue. Not an application starting, as in rule 2. Equal seeky
- *    queues keep their shares; against queues that stream they get shares
- *    of device time instead of sectors, the time-domain fairness the
- *    budget timeout gives to queues slow within one turn.
+ *    every queue. Not a raised queue (an application starting, a soft
+ *    real-time stream): its weight is there to give it the device. Equal
+ *    seeky queues keep their shares; against queues that stream they get
+ *    shares of device time instead of sectors, the time-domain fairness
+ *    the budget timeout gives to queues slow within one turn.
  *
  * Locking: callers hold bfq_data.lock.
  */

@@ -1219,7 +1219,7 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 /*
  * The least charge of the turn of seeky @bfqq ending at @now_ns: the device
  * time of its requests (bfq-budget.c, rule 3), where seeks cost; not for
- * an application starting.
+ * a raised queue.
  */
 static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 				     struct bfq_queue *bfqq,
@@ -1228,8 +1228,7 @@ static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 	u64 ns = bfqq->turn_far_ns;
 
 	bfqq->turn_far_ns = 0;
-	if (!ns || !bfq_rate_seek_costly(&bfqd->seek) ||
-	    bfq_wr_needs_idling(bfqd, bfqq, now_ns))
+	if (!ns || bfqq->wr.coeff > 1 || !bfq_rate_seek_costly(&bfqd->seek))
 		return 0;
 	return bfq_budget_time_charge(ns, max_budget,
 				      READ_ONCE(bfqd->tun.timeout_sync_ms));
