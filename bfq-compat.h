@@ -25,6 +25,8 @@
 #include <linux/sbitmap.h>
 
 #include "blk-mq.h"
+#include "elevator.h"
+#include "blk-wbt.h"
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 191)
 #error "bfq needs 6.1.191 or later in the 6.1 series (IOPRIO_PRIO_LEVEL, hctx in limit_depth)"
@@ -94,6 +96,42 @@ static inline unsigned int bfq_shallow_depth(struct blk_mq_hw_ctx *hctx,
 	unsigned int word = min(1U << bt->sb.shift, depth);
 
 	return max(1U, (tags * word + depth - 1) / depth);
+}
+#endif
+
+/*
+ * Writeback throttling is off while bfq runs a disk: bfq's limits on
+ * async writes and its weights do that job, and a second throttle in
+ * front of them hides the weights between writers. Leaving the disk puts
+ * the default back; a latency written to wbt_lat_usec by hand stays
+ * either way. 6.12 also marks the elevator, so that wbt stays off if the
+ * queue registers again while bfq runs it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+static inline void bfq_wbt_off(struct request_queue *q,
+			       struct elevator_queue *eq)
+{
+	set_bit(ELEVATOR_FLAG_DISABLE_WBT, &eq->flags);
+	wbt_disable_default(q->disk);
+}
+
+static inline void bfq_wbt_restore(struct request_queue *q,
+				   struct elevator_queue *eq)
+{
+	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &eq->flags);
+	wbt_enable_default(q->disk);
+}
+#else
+static inline void bfq_wbt_off(struct request_queue *q,
+			       struct elevator_queue *eq)
+{
+	wbt_disable_default(q);
+}
+
+static inline void bfq_wbt_restore(struct request_queue *q,
+				   struct elevator_queue *eq)
+{
+	wbt_enable_default(q);
 }
 #endif
 

@@ -1712,6 +1712,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	/* One lock serves all hardware queues: dispatch device-wide. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	bfq_wbt_off(q, eq);
 	return 0;
 }
 
@@ -1748,6 +1749,7 @@ static void bfq_exit_sched(struct elevator_queue *e)
 	     "bfq: %u queues, %u requests left at exit\n",
 	     bfqd->nr_bfqqs, bfqd->nr_queued);
 	spin_unlock_irq(&bfqd->lock);
+	bfq_wbt_restore(bfqd->queue, e);
 	kfree(bfqd);
 }
 
