@@ -1217,13 +1217,13 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 }
 
 /*
- * The least charge of the turn of seeky @bfqq ending at @now_ns: the device
- * time of its requests (bfq-budget.c, rule 3), where seeks cost; not for
- * a raised queue.
+ * The least charge of the turn of seeky @bfqq ending now: the device time
+ * of its requests (bfq-budget.c, rule 3), where seeks cost; not for a
+ * raised queue.
  */
 static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 				     struct bfq_queue *bfqq,
-				     unsigned int max_budget, u64 now_ns)
+				     unsigned int max_budget)
 {
 	u64 ns = bfqq->turn_far_ns;
 
@@ -1259,7 +1259,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	charge = why == BFQ_EXP_TIMEOUT ?
 		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
 	charge = max(bfq_budget_charge(charge, served, why),
-		     bfq_seeky_charge(bfqd, bfqq, max_budget, now_ns));
+		     bfq_seeky_charge(bfqd, bfqq, max_budget));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
