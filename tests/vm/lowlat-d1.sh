@@ -15,17 +15,20 @@
 # (see docs/results/2026-11-23-lowlat-first-runs.md). Asserted instead, as
 # regression guards of rule 8: start-up less its wait for a CPU <= 4x
 # idle's (without rule 8 the start-up was ~10x idle, its requests waiting
-# for a scheduler tag) and <= 25% frames late (nearly half or more without
+# for a scheduler tag) and <= 35% frames late (nearly half or more without
 # it). The guard takes out the wait for a CPU, which no I/O scheduler hands
 # out: in the CPU-bound 5r5w-seq cell the whole start-up's ratio follows
 # the host's load (ll_own in ll-fs.sh). Alone on the host the guarded
 # values stay near 1.3x and a few percent; on a host kept 99% busy by
 # other guests they reached 2.53x and 16% late (make check, 2026-11-29),
-# so the guards sit between that and what a lost rule 8 gives.
+# and over 32 make check runs on 6.1 the frames late were 0-8% in 28,
+# then 13, 14, 23%, and 28% with a third guest on the two cores
+# (docs/results/2026-11-29-psync-quick-icount.md): the guards sit between
+# that and what a lost rule 8 gives.
 # vmtest-timeout: 900
 LL_ASSERTED=${LL_ASSERTED:-none}
 LL_GUARD_STARTUP=4
-LL_GUARD_LATE_PCT=25
+LL_GUARD_LATE_PCT=35
 # Bursts are only reported here, so 15 pairs (a shorter run), not
 # lowlat-d32's 21.
 LL_BURST_ROUNDS=${LL_BURST_ROUNDS:-15}
