@@ -206,7 +206,11 @@ struct bfq_queue {
 	sector_t next_pos;		/* end of the last dispatched request */
 	sector_t arrival_end;		/* end of the last arrived request */
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
-	/* Device time of its seeky requests this turn (bfq-budget.c rule 3). */
+	/*
+	 * Device time of its seeky requests since its last turn ended, those
+	 * injected while another queue was in service included: charged when
+	 * its current or next turn ends (bfq-budget.c rule 3).
+	 */
 	u64 turn_far_ns;
 
 	u64 idle_expired_ns;		/* when idling for it last timed out */
