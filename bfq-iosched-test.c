@@ -67,6 +67,93 @@ static void bfq_timeout_charge_table(struct kunit *test)
 			c->charged ? 8192U : 0U);
 }
 
+/* Note 7: a bio joins only requests of the queue it would join. */
+static void bfq_bio_joins_own_queue(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *mine = bfq_test_queue(test, bfqd, 1);
+	struct bfq_queue *other = bfq_test_queue(test, bfqd, 2);
+	struct bfq_queue *async = bfq_test_queue(test, bfqd, 0);
+	struct bfq_queue *async_rt = bfq_test_queue(test, bfqd, 0);
+	unsigned short rt0 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0);
+	/* A bio without ioprio goes by its submitter's nice. */
+	unsigned short nice = IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+						task_nice_ioprio(current));
+	struct bio bio = {};
+
+	async->sync = false;
+	async_rt->sync = false;
+	*bfq_async_slot(bfqd, nice, NULL) = async;
+	*bfq_async_slot(bfqd, rt0, NULL) = async_rt;
+
+	bfqd->merge_bfqq = mine;
+	bio.bi_opf = REQ_OP_WRITE | REQ_SYNC;
+	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, mine, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, other, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, NULL, &bio));
+	bio.bi_opf = REQ_OP_READ;
+	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, mine, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, other, &bio));
+	/* The submitter's queue unknown: no merge. */
+	bfqd->merge_bfqq = NULL;
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, mine, &bio));
+
+	bio.bi_opf = REQ_OP_WRITE;
+	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, async, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async_rt, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, mine, &bio));
+	bio.bi_ioprio = rt0;
+	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, async_rt, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async, &bio));
+}
+
+/* A queued 4 KiB write of @bfqq at @pos, in @q's merge hash. */
+static struct request *bfq_test_hashed_rq(struct kunit *test,
+					  struct request_queue *q,
+					  struct bfq_queue *bfqq, sector_t pos)
+{
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->q = q;
+	rq->cmd_flags = REQ_OP_WRITE;
+	rq->__sector = pos;
+	rq->__data_len = 4096;
+	rq->elv.priv[0] = bfqq;
+	bfqq->nr_queued++;
+	hash_add(q->elevator->hash, &rq->hash, pos + 8);
+	return rq;
+}
+
+/*
+ * Note 7: a request is merged at insert only if each request the core
+ * would chain it to is of its queue.
+ */
+static void bfq_insert_merge_chain_own(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct request_queue *q = bfqd->queue;
+	struct bfq_queue *a = bfq_test_queue(test, bfqd, 1);
+	struct bfq_queue *b = bfq_test_queue(test, bfqd, 2);
+
+	q->elevator = kunit_kzalloc(test, sizeof(*q->elevator), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q->elevator);
+	hash_init(q->elevator->hash);
+	/* a: [0, 8); b: [8, 16); b: [100, 108) */
+	bfq_test_hashed_rq(test, q, a, 0);
+	bfq_test_hashed_rq(test, q, b, 8);
+	bfq_test_hashed_rq(test, q, b, 100);
+
+	KUNIT_EXPECT_FALSE(test, bfq_merge_chain_own(q, b, 8));	/* into a */
+	KUNIT_EXPECT_TRUE(test, bfq_merge_chain_own(q, a, 8));
+	KUNIT_EXPECT_FALSE(test, bfq_merge_chain_own(q, a, 16));	/* b */
+	/* b's own [8, 16), then a's [0, 8) that it would join next. */
+	KUNIT_EXPECT_FALSE(test, bfq_merge_chain_own(q, b, 16));
+	KUNIT_EXPECT_TRUE(test, bfq_merge_chain_own(q, b, 108));
+	KUNIT_EXPECT_TRUE(test, bfq_merge_chain_own(q, a, 200));	/* none */
+}
+
 #define BFQ_RT_PROCS	6
 #define BFQ_RT_STEPS	3000
 
@@ -211,6 +298,8 @@ static void bfq_turn_with_debt_dispatches(struct kunit *test)
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
+	KUNIT_CASE(bfq_bio_joins_own_queue),
+	KUNIT_CASE(bfq_insert_merge_chain_own),
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
 	{}

@@ -43,10 +43,16 @@
  *    queue of its own; bfq_sync_queue() and bfq_merge_arrival() are the
  *    only places a process's sync queue changes.
  *
- * 7. Request merges. Queued requests are in blk-mq's merge hash, which
- *    finds a request ending where a bio or request begins; the elevator
- *    core calls us back for each merge. Multi-range discards stay out of
- *    it: the core merges those without the callback (bfq_add_request()).
+ * 7. Request merges stay in their queue. Queued requests are in blk-mq's
+ *    merge hash, which finds a request ending where a bio or request
+ *    begins; the elevator core calls us back for each merge. A bio joins
+ *    a request only if the request made of it would have joined the same
+ *    queue (bfq_allow_merge()), and a request joins one at insert only
+ *    if every request the core would merge it with is of its queue
+ *    (bfq_insert_merge()): a queue's turn serves its own sectors, charged
+ *    to it, and a sync request never waits for an async queue's pace.
+ *    Multi-range discards stay out of the hash: the core merges those
+ *    without the callback (bfq_add_request()).
  *
  * 8. Around the life cycle, in files of their own: the scheduler-tag
  *    policy, whose hooks (limit_depth, depth_updated, init_hctx) run before
@@ -321,18 +327,27 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 }
 
 /*
- * The shared async queue of @bfqg (NULL: the root group) for @ioprio's
- * class and level, created on demand.
+ * Where the shared async queue of @bfqg (NULL: the root group) for
+ * @ioprio's class and level is kept.
  */
-static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
+static struct bfq_queue **bfq_async_slot(struct bfq_data *bfqd,
 					 unsigned short ioprio,
 					 struct bfq_group *bfqg)
 {
 	struct bfq_queue **slot = bfqg ? bfq_cg_async_slots(bfqg) :
 					 &bfqd->async_bfqq[0][0];
 
-	slot += bfq_class_of(ioprio) * IOPRIO_NR_LEVELS +
-		IOPRIO_PRIO_LEVEL(ioprio);
+	return slot + bfq_class_of(ioprio) * IOPRIO_NR_LEVELS +
+	       IOPRIO_PRIO_LEVEL(ioprio);
+}
+
+/* That queue, created on demand. */
+static struct bfq_queue *bfq_async_queue(struct bfq_data *bfqd,
+					 unsigned short ioprio,
+					 struct bfq_group *bfqg)
+{
+	struct bfq_queue **slot = bfq_async_slot(bfqd, ioprio, bfqg);
+
 	if (!*slot)
 		*slot = bfq_queue_create(bfqd, false, ioprio, bfqg);
 	return *slot ?: &bfqd->fallback_bfqq;
@@ -791,10 +806,58 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 /* Insert and merge                                                    */
 /* ------------------------------------------------------------------ */
 
+/* Note 7: the request the core's hash lookup finds ending at @end. */
+static struct request *bfq_hash_first(struct request_queue *q, sector_t end)
+{
+	struct request *rq;
+
+	hash_for_each_possible(q->elevator->hash, rq, hash, end)
+		if (rq_mergeable(rq) &&
+		    blk_rq_pos(rq) + blk_rq_sectors(rq) == end)
+			return rq;
+	return NULL;
+}
+
+/*
+ * Note 7: merge @rq of @bfqq into a queued request at insert, if every
+ * request the core would merge it with is @bfqq's. The core tries
+ * q->last_merge, then the request ending where @rq begins, then the one
+ * ending where that one begins, and so on (elv_attempt_insert_merge());
+ * there is no callback to refuse one of them. A chain through another
+ * queue is not merged at all: rare (two queues' requests that touch) and
+ * mostly the cooperating processes bfq-merge.c joins into one queue.
+ */
+static bool bfq_merge_chain_own(struct request_queue *q,
+				struct bfq_queue *bfqq, sector_t pos)
+{
+	struct request *prev;
+	/* Each link is a request of @bfqq: no chain is longer. */
+	unsigned int links = bfqq->nr_queued;
+
+	while ((prev = bfq_hash_first(q, pos))) {
+		if (rq_bfqq(prev) != bfqq || !links--)
+			return false;
+		pos = blk_rq_pos(prev);
+	}
+	return true;
+}
+
+static bool bfq_insert_merge(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     struct request *rq, struct list_head *free)
+{
+	struct request_queue *q = bfqd->queue;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (q->last_merge && rq_bfqq(q->last_merge) != bfqq)
+		q->last_merge = NULL;
+	return bfq_merge_chain_own(q, bfqq, blk_rq_pos(rq)) &&
+	       blk_mq_sched_try_insert_merge(q, rq, free);
+}
+
 static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 			       bool at_head, struct list_head *free)
 {
-	struct request_queue *q = bfqd->queue;
 	struct bfq_queue *bfqq;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -810,10 +873,9 @@ static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 		bfqd->nr_queued++;
 		return;
 	}
-	if (blk_mq_sched_try_insert_merge(q, rq, free))
-		return;
-
 	bfqq = rq_bfqq(rq) ?: bfq_bind_rq(bfqd, rq);
+	if (bfq_insert_merge(bfqd, bfqq, rq, free))
+		return;
 	trace_block_rq_insert(rq);
 	bfq_add_request(bfqd, bfqq, rq);
 }
@@ -864,6 +926,44 @@ static void bfq_prepare_request(struct request *rq)
 		if (rq->fifo_time)
 			rq_state_set(rq, BFQ_RQ_ASKED, true);
 	}
+}
+
+/*
+ * Note 7: whether @bio may join @rq, that is whether the request made of
+ * it would join @rq's queue. The core has checked that both have the same
+ * cgroup and ioprio. A sync bio's queue is its process's, which
+ * bfq_bio_merge() looked up (none: no merge); an async bio's is the
+ * shared async queue of its group, class and level (bfq_bind_rq()'s
+ * choice, with the submitter's nice for a bio without ioprio).
+ */
+static bool bfq_bio_joins(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  struct bio *bio)
+{
+	unsigned short ioprio = bio_prio(bio);
+	struct bfq_group *bfqg;
+
+	if (!bfqq)
+		return false;
+	if (op_is_sync(bio->bi_opf))
+		return bfqq == bfqd->merge_bfqq;
+	if (bfqq->sync)
+		return false;
+	if (IOPRIO_PRIO_CLASS(ioprio) == IOPRIO_CLASS_NONE)
+		ioprio = IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+					   task_nice_ioprio(current));
+	bfqg = bio->bi_blkg ? bfq_cg_bio_group(bfqd, bio) : NULL;
+	if (bfqg == bfq_root_group(bfqd))
+		bfqg = NULL;
+	return bfqq == *bfq_async_slot(bfqd, ioprio, bfqg);
+}
+
+static bool bfq_allow_merge(struct request_queue *q, struct request *rq,
+			    struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	lockdep_assert_held(&bfqd->lock);
+	return bfq_bio_joins(bfqd, rq_bfqq(rq), bio);
 }
 
 /*
@@ -932,10 +1032,9 @@ static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
  * A bio may grow a request we hold. With none held the lock is not
  * taken; nor for a sync bio whose process has none queued (a process
  * reading synchronously, one request at a time, finds none of its own):
- * a request that bio would have grown is another process's, and the
- * request made of the bio still merges into it at insert (the hash's
- * back merge in blk_mq_sched_try_insert_merge()). With two such readers
- * that was one lock round trip in four, the other vCPU waiting on it.
+ * a request that bio would have grown is another queue's, which it may
+ * not join (note 7). With two such readers that was one lock round trip
+ * in four, the other vCPU waiting on it.
  */
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
@@ -1775,6 +1874,7 @@ static struct elevator_type iosched_bfq = {
 		.limit_depth		= bfq_limit_depth,
 		.prepare_request	= bfq_prepare_request,
 		.bio_merge		= bfq_bio_merge,
+		.allow_merge		= bfq_allow_merge,
 		.request_merge		= bfq_request_merge,
 		.request_merged		= bfq_request_merged,
 		.requests_merged	= bfq_requests_merged,
