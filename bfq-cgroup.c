@@ -19,7 +19,8 @@
  *    works unchanged. cgroup v2 io.bfq.weight: "N" and "default N" set the
  *    group's weight, "MAJ:MIN N" its weight on one device, "MAJ:MIN
  *    default" drops that override. cgroup v1 blkio.bfq.weight: "N";
- *    blkio.bfq.weight_device: "MAJ:MIN N", where N = 0 drops the override.
+ *    blkio.bfq.weight_device: io.bfq.weight's forms, and "MAJ:MIN 0" drops
+ *    the override too (as v1's documentation says).
  *    Fields are separated by whitespace; whitespace before the first and
  *    after the last (echo's newline, a stray blank) is ignored, as cgroup
  *    files that strip their input do. A number is decimal digits only: no
@@ -317,21 +318,19 @@ int bfq_cg_parse_weight_v1(const char *buf, struct bfq_cg_weight_req *req)
 }
 
 /*
- * cgroup v1 blkio.bfq.weight_device: "MAJ:MIN N", N = 0 drops the device's
- * override. Returns as bfq_cg_parse_weight_v2().
+ * cgroup v1 blkio.bfq.weight_device: io.bfq.weight's forms, and "MAJ:MIN 0"
+ * drops the device's override. Returns as bfq_cg_parse_weight_v2().
  */
 int bfq_cg_parse_weight_device_v1(const char *buf,
 				  struct bfq_cg_weight_req *req)
 {
-	struct bfq_cg_weight_req r = { .op = BFQ_CG_SET_DEVICE };
+	struct bfq_cg_weight_req r = { .op = BFQ_CG_RESET_DEVICE };
 	struct bfq_cg_field f[BFQ_CG_MAX_FIELDS];
 
-	if (bfq_cg_split(buf, f) != 2 || bfq_cg_device_field(&f[0], &r) ||
-	    bfq_cg_weight_field(&f[1], &r))
-		return -EINVAL;
-	if (!r.weight)
-		r.op = BFQ_CG_RESET_DEVICE;
-	return bfq_cg_finish(&r, req);
+	if (bfq_cg_split(buf, f) == 2 && !bfq_cg_device_field(&f[0], &r) &&
+	    !bfq_cg_weight_field(&f[1], &r) && !r.weight)
+		return bfq_cg_finish(&r, req);
+	return bfq_cg_parse_weight_v2(buf, req);
 }
 
 /*
@@ -887,7 +886,10 @@ static void bfq_cg_seq_devices(struct seq_file *sf, struct blkcg *blkcg)
 			  0, false);
 }
 
-/* io.bfq.weight: "default N", then "MAJ:MIN N" per override. */
+/*
+ * io.bfq.weight and blkio.bfq.weight_device: "default N", then "MAJ:MIN N"
+ * per override.
+ */
 static int bfq_cg_weight_show(struct seq_file *sf, void *v)
 {
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
@@ -903,13 +905,6 @@ static int bfq_cg_weight_show_v1(struct seq_file *sf, void *v)
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
 
 	seq_printf(sf, "%u\n", READ_ONCE(bfq_cg_data(blkcg)->weight));
-	return 0;
-}
-
-/* blkio.bfq.weight_device: "MAJ:MIN N" per override. */
-static int bfq_cg_weight_device_show_v1(struct seq_file *sf, void *v)
-{
-	bfq_cg_seq_devices(sf, css_to_blkcg(seq_css(sf)));
 	return 0;
 }
 
@@ -968,7 +963,7 @@ static struct cftype bfq_cg_legacy_files[] = {
 	{
 		.name = "bfq.weight_device",
 		.flags = CFTYPE_NOT_ON_ROOT,
-		.seq_show = bfq_cg_weight_device_show_v1,
+		.seq_show = bfq_cg_weight_show,
 		.write = bfq_cg_weight_device_write_v1,
 	},
 	BFQ_CG_STAT_FILE("bfq.io_service_bytes", bytes, bfq_cg_rwstat_show),

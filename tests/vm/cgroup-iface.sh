@@ -105,16 +105,25 @@ if mount -t cgroup -o blkio blkio "$V1"; then
 	expect "$W" 1001 ERANGE
 	reads "$W" "300;"
 	expect "$WD" "$M0 500" ok
-	reads "$WD" "$M0 500;"
+	reads "$WD" "default 300;$M0 500;"
 	reads "$W" "300;"
 	expect "$WD" "$M0 1001" ERANGE
 	expect "$WD" "$M0 abc" EINVAL
 	expect "$WD" "$M0" EINVAL
-	expect "$WD" "$M0 default" EINVAL
+	expect "$WD" "default" EINVAL
 	expect "$WD" "999:0 100" ENODEV
 	expect "$WD" "$M1 100" ENODEV
 	expect "$WD" "$M0 0" ok
-	reads "$WD" ""
+	reads "$WD" "default 300;"
+	# io.bfq.weight's forms too.
+	expect "$WD" "$M0 400" ok
+	expect "$WD" "$M0 default" ok
+	reads "$WD" "default 300;"
+	expect "$WD" "default 200" ok
+	reads "$W" "200;"
+	expect "$WD" "250" ok
+	reads "$W" "250;"
+	reads "$WD" "default 250;"
 	check "I/O from a v1 group" in_group "$G" \
 		dd if="/dev/$d0" of=/dev/null bs=64k count=16 iflag=direct
 	for f in io_service_bytes io_serviced io_service_bytes_recursive \
