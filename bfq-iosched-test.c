@@ -108,6 +108,61 @@ static void bfq_bio_joins_own_queue(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async, &bio));
 }
 
+/* strict_guarantees idles for every queue, async ones included. */
+static void bfq_strict_idles_for_async(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *async = bfq_test_queue(test, bfqd, 0);
+	u64 now_ns = 10 * NSEC_PER_SEC;
+
+	async->sync = false;
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, async, now_ns));
+	bfqd->tun.strict_guarantees = 1;
+	KUNIT_EXPECT_TRUE(test, bfq_should_idle(bfqd, async, now_ns));
+	bfqd->tun.slice_idle_ns = 0;
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, async, now_ns));
+}
+
+/* A 4 KiB read of @bfqq at @pos, queued by position and by arrival. */
+static struct request *bfq_test_queued_rq(struct kunit *test,
+					  struct bfq_queue *bfqq, sector_t pos,
+					  blk_opf_t flags, u64 fifo_time)
+{
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->cmd_flags = REQ_OP_READ | flags;
+	rq->__sector = pos;
+	rq->__data_len = 4096;
+	rq->fifo_time = fifo_time;
+	rq->elv.priv[0] = bfqq;
+	elv_rb_add(&bfqq->sort_list, rq);
+	list_add_tail(&rq->queuelist, &bfqq->fifo);
+	bfqq->nr_queued++;
+	bfqq->nr_meta += !!(flags & REQ_META);
+	return rq;
+}
+
+/* Within a queue: an expired request, then metadata, then by position. */
+static void bfq_choose_rq_meta_first(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 1);
+	u64 later = get_jiffies_64() + HZ;
+	struct request *near, *meta, *meta2;
+
+	bfqq->next_pos = 0;
+	near = bfq_test_queued_rq(test, bfqq, 8, 0, later);
+	KUNIT_EXPECT_PTR_EQ(test, bfq_choose_rq(bfqd, bfqq), near);
+	meta = bfq_test_queued_rq(test, bfqq, 100000, REQ_META, later);
+	meta2 = bfq_test_queued_rq(test, bfqq, 16, REQ_META, later);
+	/* The oldest metadata request, not the nearest one. */
+	KUNIT_EXPECT_PTR_EQ(test, bfq_choose_rq(bfqd, bfqq), meta);
+	KUNIT_EXPECT_PTR_NE(test, bfq_choose_rq(bfqd, bfqq), meta2);
+	near->fifo_time = get_jiffies_64() - 1;
+	KUNIT_EXPECT_PTR_EQ(test, bfq_choose_rq(bfqd, bfqq), near);
+}
+
 /* A queued 4 KiB write of @bfqq at @pos, in @q's merge hash. */
 static struct request *bfq_test_hashed_rq(struct kunit *test,
 					  struct request_queue *q,
@@ -300,6 +355,8 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
 	KUNIT_CASE(bfq_bio_joins_own_queue),
 	KUNIT_CASE(bfq_insert_merge_chain_own),
+	KUNIT_CASE(bfq_strict_idles_for_async),
+	KUNIT_CASE(bfq_choose_rq_meta_first),
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
 	{}

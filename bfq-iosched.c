@@ -695,6 +695,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	rq_state_set(rq, BFQ_RQ_QUEUED, true);
 	bfq_cg_stat_queued(bfqq->bfqg, rq, 1);
 	bfqq->nr_queued++;
+	bfqq->nr_meta += !!(rq->cmd_flags & REQ_META);
 	bfqd->nr_queued++;
 	bfq_merge_count_bios(bfqq, rq, 1);
 	bfq_update_seek_history(bfqq, rq);
@@ -756,6 +757,7 @@ static void bfq_remove_request(struct bfq_data *bfqd, struct request *rq,
 	rq_state_set(rq, BFQ_RQ_QUEUED, false);
 	bfq_cg_stat_queued(bfqq->bfqg, rq, -1);
 	bfqq->nr_queued--;
+	bfqq->nr_meta -= !!(rq->cmd_flags & REQ_META);
 	bfqd->nr_queued--;
 	bfq_merge_count_bios(bfqq, rq, -1);
 
@@ -1166,7 +1168,13 @@ static struct request *bfq_closest_rq(struct bfq_data *bfqd,
 	return ahead;
 }
 
-/* The request @bfqq serves next: an expired one first, else by position. */
+/*
+ * The request @bfqq serves next: an expired one first; then its oldest
+ * metadata request (REQ_META: an inode, directory or journal block, which
+ * its process waits on before it can send the data requests that follow
+ * it); else by position. The FIFO is walked only while a metadata request
+ * is queued.
+ */
 static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 				     struct bfq_queue *bfqq)
 {
@@ -1176,6 +1184,10 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 
 	if (time_after_eq64(get_jiffies_64(), oldest->fifo_time))
 		return oldest;
+	if (bfqq->nr_meta)
+		list_for_each_entry(rq, &bfqq->fifo, queuelist)
+			if (rq->cmd_flags & REQ_META)
+				return rq;
 	rq = bfq_merge_laggard(bfqq);
 	return rq ?: bfq_closest_rq(bfqd, bfqq, bfqq->next_pos);
 }
@@ -1210,7 +1222,9 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
 
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
- * its next request: always with strict_guarantees; for an interactive
+ * its next request: always with strict_guarantees (an async queue's too:
+ * the flusher's next write is as much its share as a process's next
+ * read); else never for an async queue; for an interactive
  * weight-raised queue (bfq_wr_needs_idling(): a user waits for its next
  * request), however long it thinks, unless another application starting
  * is next and the device serves both together (bfq_wr_yields()); never
@@ -1233,11 +1247,11 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 {
 	bool batch;
 
-	if (!READ_ONCE(bfqd->tun.slice_idle_ns) || !bfqq->sync)
+	if (!READ_ONCE(bfqd->tun.slice_idle_ns))
 		return false;
 	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return true;
-	if (bfq_tags_exhausted(bfqd, bfqq))
+	if (!bfqq->sync || bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	batch = bfq_wr_in_large_burst(bfqd, bfqq);
 	if (!batch && bfq_wr_needs_idling(bfqd, bfqq, now_ns) &&

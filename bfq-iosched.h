@@ -202,6 +202,7 @@ struct bfq_queue {
 	struct rb_root sort_list;	/* queued requests by sector */
 	struct list_head fifo;		/* queued requests by arrival */
 	unsigned int nr_queued;
+	unsigned int nr_meta;		/* of them REQ_META: bfq_choose_rq() */
 	unsigned int nr_in_driver;
 	sector_t next_pos;		/* end of the last dispatched request */
 	sector_t arrival_end;		/* end of the last arrived request */
