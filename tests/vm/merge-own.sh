@@ -58,6 +58,7 @@ T=/sys/kernel/tracing
 	skip "no block tracepoints in $T"
 dev=$(mkdev mown0 250000000) || die "cannot create mown0"
 echo > $T/trace
+echo 1 > $T/tracing_on
 echo 1 > $T/events/block/block_bio_queue/enable
 echo 1 > $T/events/block/block_rq_complete/enable
 # The device stays open: its last close would sync the rest, as sync writes.
