@@ -83,8 +83,9 @@ static void bfq_bio_joins_own_queue(struct kunit *test)
 
 	async->sync = false;
 	async_rt->sync = false;
-	*bfq_async_slot(bfqd, nice, NULL) = async;
-	*bfq_async_slot(bfqd, rt0, NULL) = async_rt;
+	*bfq_async_slot(bfqd, bfq_class_of(nice), IOPRIO_PRIO_LEVEL(nice),
+			NULL) = async;
+	*bfq_async_slot(bfqd, BFQ_CLASS_RT, 0, NULL) = async_rt;
 
 	bfqd->merge_bfqq = mine;
 	bio.bi_opf = REQ_OP_WRITE | REQ_SYNC;
@@ -95,9 +96,10 @@ static void bfq_bio_joins_own_queue(struct kunit *test)
 	bio.bi_opf = REQ_OP_READ;
 	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, mine, &bio));
 	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, other, &bio));
-	/* The submitter's queue unknown: no merge. */
+	/* A process with no queue yet: any sync request, no async one. */
 	bfqd->merge_bfqq = NULL;
-	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, mine, &bio));
+	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, other, &bio));
+	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async, &bio));
 
 	bio.bi_opf = REQ_OP_WRITE;
 	KUNIT_EXPECT_TRUE(test, bfq_bio_joins(bfqd, async, &bio));
