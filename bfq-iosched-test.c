@@ -110,21 +110,6 @@ static void bfq_bio_joins_own_queue(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bfq_bio_joins(bfqd, async, &bio));
 }
 
-/* strict_guarantees idles for every queue, async ones included. */
-static void bfq_strict_idles_for_async(struct kunit *test)
-{
-	struct bfq_data *bfqd = bfq_test_bfqd(test);
-	struct bfq_queue *async = bfq_test_queue(test, bfqd, 0);
-	u64 now_ns = 10 * NSEC_PER_SEC;
-
-	async->sync = false;
-	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, async, now_ns));
-	bfqd->tun.strict_guarantees = 1;
-	KUNIT_EXPECT_TRUE(test, bfq_should_idle(bfqd, async, now_ns));
-	bfqd->tun.slice_idle_ns = 0;
-	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, async, now_ns));
-}
-
 /* A 4 KiB read of @bfqq at @pos, queued by position and by arrival. */
 static struct request *bfq_test_queued_rq(struct kunit *test,
 					  struct bfq_queue *bfqq, sector_t pos,
@@ -357,7 +342,6 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
 	KUNIT_CASE(bfq_bio_joins_own_queue),
 	KUNIT_CASE(bfq_insert_merge_chain_own),
-	KUNIT_CASE(bfq_strict_idles_for_async),
 	KUNIT_CASE(bfq_choose_rq_meta_first),
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),

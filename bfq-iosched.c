@@ -1269,9 +1269,8 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
 
 /*
  * Whether to keep the device for the emptied queue in service, awaiting
- * its next request: always with strict_guarantees (an async queue's too:
- * the flusher's next write is as much its share as a process's next
- * read); else never for an async queue; for an interactive
+ * its next request: never for an async queue; always with
+ * strict_guarantees; for an interactive
  * weight-raised queue (bfq_wr_needs_idling(): a user waits for its next
  * request), however long it thinks, unless another application starting
  * is next and the device serves both together (bfq_wr_yields()); never
@@ -1294,11 +1293,11 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 {
 	bool batch;
 
-	if (!READ_ONCE(bfqd->tun.slice_idle_ns))
+	if (!READ_ONCE(bfqd->tun.slice_idle_ns) || !bfqq->sync)
 		return false;
 	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return true;
-	if (!bfqq->sync || bfq_tags_exhausted(bfqd, bfqq))
+	if (bfq_tags_exhausted(bfqd, bfqq))
 		return false;
 	batch = bfq_wr_in_large_burst(bfqd, bfqq);
 	if (!batch && bfq_wr_needs_idling(bfqd, bfqq, now_ns) &&
