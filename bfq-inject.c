@@ -4,15 +4,22 @@
  * queue in service. Idling gives that queue its next request at once (a
  * raised application's, bfq_wr_needs_idling()) and keeps sequential queues
  * sequential; but an idle device is lost throughput for everyone else.
- * Active only while the low_latency tunable is 1. Prefix: bfq_inject_
- * (bfq_inject_waker_ for the waker detection).
+ * Both are throughput mechanisms, so they act whatever the low_latency
+ * tunable says (not with strict_guarantees, which keeps one request in
+ * the device). Prefix: bfq_inject_ (bfq_inject_waker_ for the waker
+ * detection).
  *
  * Rules enforced, and why:
  *
  * 1. Injection. While the device idles for the queue in service (it is
- *    empty and bfq_should_idle() said to wait), requests of the queue the
- *    service order names next (bfq_sched_peek()) are dispatched, at most
- *    bfq_inject_limit() of them in the device at once. Only where idling
+ *    empty and bfq_should_idle() said to wait), requests of another queue
+ *    are dispatched, at most bfq_inject_limit() of them in the device at
+ *    once: those of the queue the service order names next
+ *    (bfq_sched_peek()). Preferring the queues the one in service woke
+ *    and the async queue its process writes to was tried: beside a
+ *    write+fsync process on ext4 it cost a sequential reader 13-15% of
+ *    its throughput for 0-8% more fsyncs (docs/results/
+ *    2026-12-01-merges-injection.md). Only where idling
  *    serves throughput (the busy queues are symmetric, their groups alike
  *    by bfq_cg_alike(), and the queue in service is sequential),
  *    not where it serves the weights or a raised queue: where weights
@@ -204,11 +211,6 @@ bool bfq_inject_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
 /* Queues                                                              */
 /* ------------------------------------------------------------------ */
 
-static bool bfq_inject_enabled(struct bfq_data *bfqd)
-{
-	return READ_ONCE(bfqd->tun.low_latency);
-}
-
 void bfq_inject_init(struct bfq_data *bfqd)
 {
 	bfqd->inj.learn.limit = 1;
@@ -269,8 +271,6 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfq_inject_enabled(bfqd))
-		return;
 	if (bfqq == bfqd->in_service_bfqq && !inj->probe_rq) {
 		inj->probe_rq = rq;
 		inj->probe_arrival_ns = now_ns;
@@ -310,8 +310,7 @@ struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfq_inject_enabled(bfqd) ||
-	    READ_ONCE(bfqd->tun.strict_guarantees))
+	if (READ_ONCE(bfqd->tun.strict_guarantees))
 		return NULL;
 	if (waker && waker->nr_queued && !cur->nr_in_driver)
 		return waker;
