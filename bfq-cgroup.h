@@ -155,6 +155,12 @@ static inline struct blkcg_gq *bfqg_to_blkg(struct bfq_group *bfqg)
 	return pd_to_blkg(&bfqg->pd);
 }
 
+/* The cgroup of @bfqg (NULL: the root group), for blktrace messages. */
+static inline struct cgroup_subsys_state *bfq_cg_css(struct bfq_group *bfqg)
+{
+	return bfqg ? &bfqg_to_blkg(bfqg)->blkcg->css : NULL;
+}
+
 /* The device's root group: the root cgroup's, never offline. */
 static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 {
@@ -225,6 +231,11 @@ void bfq_cg_deactivate(struct bfq_data *bfqd);
 struct bfq_group;
 
 static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
+{
+	return NULL;
+}
+
+static inline struct cgroup_subsys_state *bfq_cg_css(struct bfq_group *bfqg)
 {
 	return NULL;
 }

@@ -296,7 +296,15 @@ static struct bfq_queue *bfq_queue_create(struct bfq_data *bfqd, bool sync,
 	bfq_cg_attach(bfqd, bfqq, bfqg);
 	list_add_tail(&bfqq->all_node, &bfqd->all_bfqqs);
 	bfqd->nr_bfqqs++;
+	bfq_log(bfqd, bfqq, "new class=%u level=%u", bfqq->ioprio_class,
+		bfqq->ioprio_level);
 	return bfqq;
+}
+
+/* The cgroup @bfqq's blktrace messages are tagged with (bfq_log()). */
+struct cgroup_subsys_state *bfq_queue_css(const struct bfq_queue *bfqq)
+{
+	return bfq_cg_css(bfqq->bfqg);
 }
 
 void bfq_get_queue(struct bfq_queue *bfqq)
@@ -320,6 +328,7 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 	bfq_wr_queue_exit(bfqd, bfqq);
 	bfq_inject_queue_exit(bfqd, bfqq);
 	bfq_merge_queue_exit(bfqd, bfqq);
+	bfq_log(bfqd, bfqq, "freed");
 	bfq_cg_detach(bfqq);
 	list_del(&bfqq->all_node);
 	bfqd->nr_bfqqs--;
@@ -1555,6 +1564,8 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
 	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
 	rq_state_set(rq, BFQ_RQ_INJECTED, true);
+	bfq_log(bfqd, bfqq, "injected %u sectors while idling for bfq%d",
+		blk_rq_sectors(rq), cur->pid);
 	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
 			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
 	return rq;

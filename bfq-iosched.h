@@ -824,10 +824,13 @@ static inline bool bfq_blktrace_on(struct request_queue *q)
 }
 #endif
 
+struct cgroup_subsys_state *bfq_queue_css(const struct bfq_queue *bfqq);
+
 /*
  * Each decision goes to the bfq tracepoints and, while blktrace runs on
- * the device, into its stream as a message, where blkparse shows it among
- * the I/O events.
+ * the device, into its stream as a message tagged with the queue's
+ * cgroup, where blkparse shows it among the I/O events (with -C, the
+ * cgroup's path).
  */
 #define bfq_log(bfqd, bfqq, fmt, ...)					\
 	do {								\
@@ -835,10 +838,12 @@ static inline bool bfq_blktrace_on(struct request_queue *q)
 		const struct bfq_queue *__q __maybe_unused = (bfqq);	\
 									\
 		if (bfq_blktrace_on(__rq_q))				\
-			blk_add_trace_msg(__rq_q, "bfq%d%c " fmt,	\
-					  __q->pid,			\
-					  __q->sync ? 'S' : 'A',	\
-					  ##__VA_ARGS__);		\
+			blk_add_cgroup_trace_msg(__rq_q,		\
+						 bfq_queue_css(__q),	\
+						 "bfq%d%c " fmt,	\
+						 __q->pid,		\
+						 __q->sync ? 'S' : 'A',	\
+						 ##__VA_ARGS__);	\
 	} while (0)
 
 #endif /* _BFQ_IOSCHED_H */

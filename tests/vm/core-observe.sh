@@ -92,6 +92,8 @@ grep -E ' m +N bfq| [DC] +R[A-Z]* ' /tmp/blk.txt | sed -n '200,212p'
 check "blk tracer shows bfq messages (m N bfq...): $msgs" [ "$msgs" -gt 0 ]
 check "blk tracer shows I/O events too: $ios" [ "$ios" -gt 0 ]
 check "an expire message among them" grep -qE ' m +N bfq[0-9]+[SA] expire ' /tmp/blk.txt
+check "queues' creation and freeing are noted (new, freed)" sh -c \
+	"grep -qE ' m +N bfq[0-9]+S new ' /tmp/blk.txt && grep -qE ' m +N bfq[0-9]+S freed' /tmp/blk.txt"
 # Interleaved: some message lies between two I/O events.
 check "messages interleave with dispatch/complete events" sh -c \
 	"awk '/ m +N bfq/ { if (io) m = 1; next } / [DC] +R[A-Z]* / { io = 1; if (m) f = 1 } END { exit !f }' /tmp/blk.txt"
