@@ -42,7 +42,7 @@
 #                              vm/6.1-icount
 #           vm/6.1-icount      the tests whose bound plain TCG's jitter moves
 #                              (CHECK_ICOUNT_TESTS: cgroup-psync,
-#                              merge-coop), in a boot
+#                              merge-coop, cgroup-writeback), in a boot
 #                              of their own under -icount, one vCPU
 #   6.12    vm/6.12            the same, every other test, two vCPUs
 #           vm/6.12-icount     as vm/6.1-icount
@@ -63,7 +63,8 @@
 #
 # Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
 # 6.1), CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
-# CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop"),
+# CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop
+# cgroup-writeback"),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -76,7 +77,7 @@ KVERS=${CHECK_KVERS:-6.1 6.12}
 check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
 # The tests make check runs under -icount instead of in the plain boot.
-icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop}
+icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
 all=$logdir/results.txt
@@ -192,10 +193,11 @@ kunit_from_vm_debug() {
 # vm_icount KVER: the tests whose bound is a timing that plain TCG's
 # jitter moves (a psync reader that re-issues late under host load loses
 # its group's turn; interleaved readers whose next requests come late are
-# not seen as cooperating), in a boot of their own under -icount: the
-# guest's clock counts its instructions, so a busy host no longer delays
-# its timers. Both tests wait on a slow null_blk, time that -icount's
-# sleep=off skips: the boot takes about 35 s. One vCPU (6.1 hangs
+# not seen as cooperating; buffered writers kept from the CPU leave the
+# device idle and the groups' shares unmeasured), in a boot of their own
+# under -icount: the guest's clock counts its instructions, so a busy
+# host no longer delays its timers. The tests wait on a slow null_blk,
+# time that -icount's sleep=off skips: the boot takes about 60 s. One vCPU (6.1 hangs
 # bringing up a second one under -icount).
 vm_icount() {
 	local k=$1
