@@ -1312,7 +1312,13 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (!batch && bfq_wr_needs_idling(bfqd, bfqq, now_ns) &&
 	    !bfq_wr_yields(bfqd, bfqq, now_ns))
 		return true;
-	if (bfq_thinks_long(bfqd, bfqq))
+	/*
+	 * A queue whose waker is known thinks while its waker works for it
+	 * (the commit its fsync waits for), and the waker's requests are
+	 * served at once while the device idles for it (bfq-inject.c,
+	 * rule 4): its think time does not say its next request comes late.
+	 */
+	if (bfq_thinks_long(bfqd, bfqq) && !bfqq->inj.waker)
 		return false;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
