@@ -1284,7 +1284,8 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * request), however long it thinks, unless another application starting
  * is next and the device serves both together (bfq_wr_yields()); never
  * for any other queue whose next request usually comes after more than an
- * idle slice (bfq_thinks_long(): the slice would pass in vain); when
+ * idle slice (bfq_thinks_long(): the slice would pass in vain), unless it
+ * has a waker, whose requests it is waiting for; when
  * queues of different weights or classes, or of several groups, compete,
  * because serving another queue now would give it (or its group) more
  * than its share; and for a sequential queue on a device that does not
