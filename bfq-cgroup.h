@@ -212,6 +212,7 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 #endif /* CONFIG_BFQ_CGROUP_DEBUG */
 
 struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio);
+struct bfq_group *bfq_cg_queue_group(struct bfq_data *bfqd, struct bio *bio);
 struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq);
 void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		   struct bfq_group *bfqg);
@@ -259,6 +260,12 @@ static inline struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd,
 }
 
 /* Without groups every queue is in the root group (NULL). */
+static inline struct bfq_group *bfq_cg_queue_group(struct bfq_data *bfqd,
+						   struct bio *bio)
+{
+	return NULL;
+}
+
 static inline struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd,
 						struct request *rq)
 {

@@ -77,8 +77,7 @@ static void bfq_bio_joins_own_queue(struct kunit *test)
 	struct bfq_queue *async_rt = bfq_test_queue(test, bfqd, 0);
 	unsigned short rt0 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0);
 	/* A bio without ioprio goes by its submitter's nice. */
-	unsigned short nice = IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
-						task_nice_ioprio(current));
+	unsigned short nice = bfq_nice_ioprio();
 	struct bio bio = {};
 
 	async->sync = false;

@@ -245,6 +245,13 @@ static enum bfq_class bfq_class_of(unsigned short ioprio)
  * one (ionice, io_uring), else the one derived from the task's nice value
  * at prepare time.
  */
+/* The ioprio the current process's nice level gives (no ioprio set). */
+static unsigned short bfq_nice_ioprio(void)
+{
+	return IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+				 task_nice_ioprio(current));
+}
+
 static unsigned short bfq_rq_ioprio(struct request *rq, struct bfq_io_cq *bic)
 {
 	unsigned short ioprio = req_get_ioprio(rq);
@@ -922,7 +929,8 @@ static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 		bfqd->nr_queued++;
 		return;
 	}
-	bfqq = bfq_rq_queue_peek(bfqd, rq);
+	/* Nothing queued: no request to merge with, no lookup. */
+	bfqq = bfqd->nr_queued ? bfq_rq_queue_peek(bfqd, rq) : NULL;
 	if (bfqq && bfq_insert_merge(bfqd, bfqq, rq, free))
 		return;
 	bfqq = rq_bfqq(rq) ?: bfq_bind_rq(bfqd, rq);
@@ -967,9 +975,7 @@ static void bfq_prepare_request(struct request *rq)
 	if (!icq)
 		return;
 	bfq_tags_waited(bfqd, icq_to_bic(icq));
-	WRITE_ONCE(icq_to_bic(icq)->default_ioprio,
-		   IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
-				     task_nice_ioprio(current)));
+	WRITE_ONCE(icq_to_bic(icq)->default_ioprio, bfq_nice_ioprio());
 	/* Until bfq_add_request() sets the deadline: see bfq_tags_sync_read(). */
 	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
 		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
@@ -996,7 +1002,6 @@ static bool bfq_bio_joins(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct bio *bio)
 {
 	unsigned short ioprio = bio_prio(bio);
-	struct bfq_group *bfqg;
 
 	if (!bfqq)
 		return false;
@@ -1006,13 +1011,10 @@ static bool bfq_bio_joins(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq->sync)
 		return false;
 	if (IOPRIO_PRIO_CLASS(ioprio) == IOPRIO_CLASS_NONE)
-		ioprio = IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
-					   task_nice_ioprio(current));
-	bfqg = bio->bi_blkg ? bfq_cg_bio_group(bfqd, bio) : NULL;
-	if (bfqg == bfq_root_group(bfqd))
-		bfqg = NULL;
+		ioprio = bfq_nice_ioprio();
 	return bfqq == *bfq_async_slot(bfqd, bfq_class_of(ioprio),
-				       IOPRIO_PRIO_LEVEL(ioprio), bfqg);
+				       IOPRIO_PRIO_LEVEL(ioprio),
+				       bfq_cg_queue_group(bfqd, bio));
 }
 
 static bool bfq_allow_merge(struct request_queue *q, struct request *rq,
