@@ -318,35 +318,70 @@ static void bfq_inject_waker_not_neighbour(struct kunit *test)
 }
 
 /*
- * The probe: the in-service queue's idled-for request, timed from arrival
- * to completion, feeds the limit; a freed probe is forgotten; injected
- * sectors become a debt paid once.
+ * The probe: the in-service queue's idled-for request, timed from its
+ * dispatch to its completion, feeds the limit; a freed probe is
+ * forgotten; injected sectors become a debt paid once.
  */
 static void bfq_inject_probe_and_debt(struct kunit *test)
 {
 	struct bfq_inject_test_dev d;
 	struct bfq_data *bfqd;
+	struct request *rq2;
 	u64 t = IMS(1000);
 
 	bfq_inject_test_dev_init(test, &d);
 	bfqd = d.bfqd;
+	rq2 = kunit_kzalloc(test, sizeof(*rq2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rq2);
 	spin_lock_irq(&bfqd->lock);
 	bfqd->in_service_bfqq = d.q[0];
 	bfq_inject_woken(bfqd, d.q[0], d.rq, t);
 	KUNIT_EXPECT_PTR_EQ(test, bfqd->inj.probe_rq, d.rq);
-	bfq_inject_completed(bfqd, d.q[0], d.rq, false, t + IUS(200));
+	/* Timed from its dispatch, not its arrival. */
+	bfq_inject_probe_sent(bfqd, d.rq, t + IUS(50));
+	bfq_inject_completed(bfqd, d.q[0], d.rq, false, t + IUS(250));
 	KUNIT_EXPECT_NULL(test, bfqd->inj.probe_rq);
 	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.base_ns, IUS(200));
 
 	/* One injected request ahead, the probe waits as long: limit up. */
 	bfq_inject_dispatched(bfqd, d.q[1], d.q[0], 8);
 	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(10));
+	bfq_inject_probe_sent(bfqd, d.rq, t + IMS(10));
 	KUNIT_EXPECT_TRUE(test, bfqd->inj.probe_injected);
 	bfq_inject_completed(bfqd, d.q[1], NULL, true, t + IMS(10) + 50);
 	bfq_inject_completed(bfqd, d.q[0], d.rq, false,
 			     t + IMS(10) + IUS(210));
 	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.limit, 2U);
 	KUNIT_EXPECT_EQ(test, bfqd->inj.in_driver, 0U);
+
+	/*
+	 * A request of another queue in the device, not injected (the last
+	 * turn's), when the probe is dispatched: what the probe waits for it
+	 * says nothing of injection, so it is no probe and the base stays.
+	 */
+	bfqd->rq_in_driver = 1;
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(15));
+	bfq_inject_probe_sent(bfqd, d.rq, t + IMS(15));
+	KUNIT_EXPECT_NULL(test, bfqd->inj.probe_rq);
+	bfq_inject_completed(bfqd, d.q[0], d.rq, false, t + IMS(45));
+	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.base_ns, IUS(200));
+	bfqd->rq_in_driver = 0;
+
+	/*
+	 * A probe still queued (its turn ended first) gives way to the next
+	 * request idled for; it is timed no more.
+	 */
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(50));
+	bfq_inject_woken(bfqd, d.q[0], rq2, t + IMS(60));
+	KUNIT_EXPECT_PTR_EQ(test, bfqd->inj.probe_rq, rq2);
+	bfq_inject_probe_sent(bfqd, d.rq, t + IMS(70));
+	bfq_inject_completed(bfqd, d.q[0], d.rq, false, t + IMS(90));
+	KUNIT_EXPECT_EQ(test, bfqd->inj.learn.base_ns, IUS(200));
+	/* One in the device stays the probe. */
+	bfq_inject_probe_sent(bfqd, rq2, t + IMS(60));
+	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(61));
+	KUNIT_EXPECT_PTR_EQ(test, bfqd->inj.probe_rq, rq2);
+	bfq_inject_forget_rq(bfqd, rq2);
 
 	/* A probe freed without completing is forgotten. */
 	bfq_inject_woken(bfqd, d.q[0], d.rq, t + IMS(20));

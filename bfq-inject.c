@@ -29,7 +29,9 @@
  *    requests' owners and completions take from it, so injecting while
  *    idling for a starting application lengthens its start-up.
  * 2. The limit is learned. The request the device idled for is a probe:
- *    the time from its arrival to its completion is its wait. Waits with
+ *    the time from its dispatch to its completion is its wait; it counts
+ *    only if the device held nothing but injected requests when it was
+ *    dispatched (bfq_inject_probe_sent()). Waits with
  *    nothing injected ahead form the base (a moving average); a wait with
  *    injected requests ahead that exceeds the base by more than
  *    BFQ_INJECT_TOLERANCE_PCT lowers the limit by one, one within it
@@ -271,10 +273,15 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (bfqq == bfqd->in_service_bfqq && !inj->probe_rq) {
+	/*
+	 * A probe still queued (its turn ended before it could go) waits
+	 * for the scheduler, not behind injected requests: this one, just
+	 * idled for, takes its place.
+	 */
+	if (bfqq == bfqd->in_service_bfqq &&
+	    (!inj->probe_rq || !inj->probe_sent_ns)) {
 		inj->probe_rq = rq;
-		inj->probe_arrival_ns = now_ns;
-		inj->probe_injected = inj->in_driver > 0;
+		inj->probe_sent_ns = 0;
 	}
 	if (!bfqq->sync)
 		return;
@@ -322,6 +329,32 @@ struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 	return next ? container_of(next, struct bfq_queue, entity) : NULL;
 }
 
+/*
+ * Rule 2: @rq goes to the device at @now_ns. If it is the probe, its wait
+ * starts now, and counts only if the device holds nothing but injected
+ * requests: a request left from the last turn ahead of it is no cost of
+ * injection, and the time it waited in the scheduler (its turn ended
+ * before it could go) is none either. Timed so, the base of sequential
+ * readers on a disk is their requests' own service, and a far request
+ * injected between two of theirs, two seeks, shows as the cost it is.
+ */
+void bfq_inject_probe_sent(struct bfq_data *bfqd, struct request *rq,
+			   u64 now_ns)
+{
+	struct bfq_inject_data *inj = &bfqd->inj;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (rq != inj->probe_rq)
+		return;
+	if (bfqd->rq_in_driver > inj->in_driver) {
+		inj->probe_rq = NULL;
+		return;
+	}
+	inj->probe_sent_ns = now_ns;
+	inj->probe_injected = inj->in_driver > 0;
+}
+
 /* Rules 1 and 3: @sectors of @bfqq went to the device while idling for @cur. */
 void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   struct bfq_queue *cur, unsigned int sectors)
@@ -355,16 +388,16 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	inj->last_done = bfqq;
 	inj->last_done_ns = now_ns;
 	inj->last_done_sent_ns = bfqq->inj.sent_ns;
-	if (rq == inj->probe_rq) {
+	if (rq == inj->probe_rq && inj->probe_sent_ns) {
 		unsigned int old = inj->learn.limit;
+		u64 wait_ns = now_ns - inj->probe_sent_ns;
 
 		inj->probe_rq = NULL;
-		bfq_inject_feedback(&inj->learn, now_ns - inj->probe_arrival_ns,
-				    inj->probe_injected, now_ns);
+		bfq_inject_feedback(&inj->learn, wait_ns, inj->probe_injected,
+				    now_ns);
 		if (inj->learn.limit != old)
 			trace_bfq_inject_limit(bfq_dev(bfqd), inj->learn.limit,
-					       inj->learn.base_ns,
-					       now_ns - inj->probe_arrival_ns);
+					       inj->learn.base_ns, wait_ns);
 	}
 }
 

@@ -1547,6 +1547,7 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfqq->turn_far_ns += bfq_rate_seek_far_ns(&bfqd->seek,
 							  blk_rq_sectors(rq));
 	bfq_inject_note_sent(bfqq, now_ns);
+	bfq_inject_probe_sent(bfqd, rq, now_ns);
 	bfq_wr_dispatched(bfqq, blk_rq_sectors(rq));
 	if (bfqq->bfqg)
 		bfq_cg_stat_dispatched(bfqq->bfqg, rq, now_ns);

@@ -361,7 +361,7 @@ struct bfq_inject_data {
 	u64 last_done_ns;
 	u64 last_done_sent_ns;		/* that queue's last dispatch then */
 	struct request *probe_rq;	/* the request idled for, timed */
-	u64 probe_arrival_ns;
+	u64 probe_sent_ns;		/* its dispatch; 0: not yet */
 	bool probe_injected;		/* injected requests were ahead of it */
 	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
 };
@@ -717,6 +717,8 @@ void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      struct request *rq, u64 now_ns);
+void bfq_inject_probe_sent(struct bfq_data *bfqd, struct request *rq,
+			   u64 now_ns);
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 				  struct bfq_queue *cur, u64 now_ns,
 				  bool symmetric);

@@ -190,7 +190,9 @@ lab_bfq_set() {
 # layer between the two and print one line on COMM's reads: how many, their
 # mean wait in the scheduler (insert to issue) and in the device (issue to
 # completion), in ms, and the mean number of requests of any process in
-# the device when one of them was issued; then ours's raising starts and
+# the device when one of them was issued; the requests issued while one of
+# them waited in the scheduler, by type and the process that inserted them
+# (the flusher's kworker for writeback); then ours's raising starts and
 # ends (bfq_wr_* tracepoints, the first 40). Says where an application's time
 # under a background goes: waiting for the scheduler, or behind the
 # background's requests in the device.
@@ -205,7 +207,7 @@ lab_trace_on() {
 		echo 1 > $LAB_TR/events/block/$e/enable
 	done
 	# Ours: when each queue's raising starts and ends, and why turns end.
-	for e in bfq_wr_start bfq_wr_end bfq_expire; do
+	for e in bfq_wr_start bfq_wr_end bfq_expire bfq_inject_limit; do
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 1 > $LAB_TR/events/bfq/$e/enable
 	done
@@ -223,7 +225,9 @@ lab_trace_off() {
 		if (k > NF) next
 		key = $(i + 1) " " $(k - 1)
 		if (ev == "block_rq_insert:") {
+			who[key] = $(i + 2) " " $NF
 			if ($NF == "[" comm "]") {
+				pend[key] = t
 				ins[key] = t; mine[key] = 1
 				# Its think time: from its last completion, when
 				# none of its reads was in flight.
@@ -235,7 +239,16 @@ lab_trace_off() {
 		} else if (ev == "block_rq_issue:") {
 			if (key in busy) next
 			busy[key] = 1; inflight++
+			# Another request went first while a read of COMM
+			# waited (one merged away is forgotten after 1 s).
+			if (!(key in mine))
+				for (p in pend) {
+					if (t - pend[p] > 1) { delete pend[p]; continue }
+					ahead[key in who ? who[key] : $(i + 2) " [?]"]++
+					break
+				}
 			if (key in mine) {
+				delete pend[key]
 				n++; qw += t - ins[key]; infl += inflight - 1; iss[key] = t
 				mine_busy++
 				if (inflight > 1) behind++
@@ -256,6 +269,9 @@ lab_trace_off() {
 		if (ng)
 			printf "LAB-TRACE %s: %d pauses between reads, mean %.2f ms, %d over 8 ms\n",
 			    comm, ng, gs / ng * 1000, glong
+		for (w in ahead)
+			printf "LAB-TRACE %s: issued while it waited: %d %s\n",
+			    comm, ahead[w], w
 	}' $LAB_TR/trace
 	grep -E 'bfq_wr_(start|end):' $LAB_TR/trace | head -40 |
 		sed 's/^ */LAB-TRACE /'
@@ -268,13 +284,33 @@ lab_trace_off() {
 	     /bfq_expire:/ && on { for (i = 1; i <= NF; i++) if ($i ~ /^bfq[0-9]+$/) break
 			turns[$i]++
 			if ($i in app) n[$i " " $(i + 1)]++ }
+	     # Before it: the background alone, how its turns ended and what
+	     # they moved (sectors served per turn).
+	     /bfq_expire:/ && !on { for (i = 1; i <= NF; i++) if ($i ~ /^bfq[0-9]+$/) break
+			lt[$(i + 1)]++; sv = $(i + 2); sub(/served=/, "", sv)
+			ls[$(i + 1)] += sv }
 	     END { for (r in n) printf "LAB-TRACE raised turns of %s: %d\n", r, n[r]
-		   for (q in turns) printf "LAB-TRACE turns of %s: %d\n", q, turns[q] }' \
+		   for (q in turns) printf "LAB-TRACE turns of %s: %d\n", q, turns[q]
+		   for (r in lt) printf "LAB-TRACE lead turns %s: %d, %.0f sectors each\n",
+			r, lt[r], ls[r] / lt[r] }' \
 		$LAB_TR/trace | sort
+	# Ours: the injection limit's changes (bfq-inject.c rule 2), the
+	# probe waits that made them.
+	awk '/bfq_inject_limit:/ { for (i = 1; i <= NF; i++) {
+			if ($i ~ /^limit=/) { l = substr($i, 7) }
+			if ($i ~ /^wait=/) { w = substr($i, 6) + 0 }
+			if ($i ~ /^base=/) { b = substr($i, 6) + 0 } }
+		k = (l + 0 > prev) ? "up" : "down"; prev = l + 0
+		n[k]++; ws[k] += w; bs[k] += b }
+	     END { for (k in n) printf "LAB-TRACE inject limit %s: %d, mean wait %.2f ms, base %.2f ms\n",
+			k, n[k], ws[k] / n[k] / 1e6, bs[k] / n[k] / 1e6 }' $LAB_TR/trace
 	# Ours: what it knows of the device (peak rate, seek costs).
 	local rate=/sys/kernel/debug/block/${DEV:-none}/sched/rate
 	[ -r "$rate" ] && sed 's/^/LAB-TRACE rate: /' "$rate"
-	for e in bfq_wr_start bfq_wr_end bfq_expire; do
+	[ -r "${rate%/rate}/service_trees" ] &&
+		sed -n 's/^\(busy\|wr_\|merges\|inject\)/LAB-TRACE trees: \1/p' \
+			"${rate%/rate}/service_trees"
+	for e in bfq_wr_start bfq_wr_end bfq_expire bfq_inject_limit; do
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 0 > $LAB_TR/events/bfq/$e/enable
 	done
