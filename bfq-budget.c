@@ -33,10 +33,12 @@
  *    Unlike rule 2, also while max_budget is a guess: the time is
  *    measured, and the guess only sets the exchange rate, the same for
  *    every queue. Not a raised queue (an application starting, a soft
- *    real-time stream): its weight is there to give it the device. Equal
- *    seeky queues keep their shares; against queues that stream they get
- *    shares of device time instead of sectors, the time-domain fairness
- *    the budget timeout gives to queues slow within one turn.
+ *    real-time stream): its weight is there to give it the device; but a
+ *    queue raised with an earlier start-up than the latest does pay
+ *    (bfq-wr.c rule 10). Equal seeky queues keep their shares; against
+ *    queues that stream they get shares of device time instead of
+ *    sectors, the time-domain fairness the budget timeout gives to
+ *    queues slow within one turn.
  *
  * Locking: callers hold bfq_data.lock.
  */

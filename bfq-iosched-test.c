@@ -67,6 +67,56 @@ static void bfq_timeout_charge_table(struct kunit *test)
 			c->charged ? 8192U : 0U);
 }
 
+/*
+ * Rule 3 of bfq-budget.c: a seeky turn pays for its device time, but not a
+ * raised one; a queue raised with an earlier start-up than the latest
+ * pays (rule 10 of bfq-wr.c).
+ */
+struct bfq_seekycharge_case {
+	const char *desc;
+	enum bfq_wr_kind kind;
+	unsigned int earlier_ms;	/* its raising began before the latest */
+	bool charged;			/* expected: the device time */
+};
+
+static const struct bfq_seekycharge_case bfq_seekycharge_cases[] = {
+	{ "not raised", BFQ_WR_NONE, 0, true },
+	{ "the latest start-up", BFQ_WR_INTERACTIVE, 0, false },
+	{ "started together with the latest", BFQ_WR_INTERACTIVE, 500,
+	  false },
+	{ "an earlier start-up", BFQ_WR_INTERACTIVE, 3000, true },
+	{ "soft real-time", BFQ_WR_SOFT_RT, 3000, false },
+};
+
+BFQ_KUNIT_TABLE(bfq_seekycharge, bfq_seekycharge_cases,
+		bfq_seekycharge_case);
+
+static void bfq_seeky_charge_table(struct kunit *test)
+{
+	const struct bfq_seekycharge_case *c = test->param_value;
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 1);
+	struct bfq_queue *app = bfq_test_queue(test, bfqd, 2);
+	u64 now_ns = 20 * NSEC_PER_SEC;
+	u64 then_ns = now_ns - (u64)c->earlier_ms * NSEC_PER_MSEC;
+
+	bfqd->tun.timeout_sync_ms = 125;
+	spin_lock_irq(&bfqd->lock);
+	/* Both raised as rule 1 raises them, @bfqq first. */
+	bfqq->wr.idle = true;
+	app->wr.idle = true;
+	bfq_wr_backlogged(bfqd, bfqq, then_ns, then_ns);
+	bfq_wr_backlogged(bfqd, app, now_ns, now_ns);
+	bfqq->wr.kind = c->kind;
+	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 :
+			 c->kind == BFQ_WR_SOFT_RT ? 90 : 30;
+	/* A far 4 KiB read: 6 ms, about 800 sectors at 16384 per 125 ms. */
+	bfqq->turn_far_ns = 6 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, bfq_seeky_charge(bfqd, bfqq, 16384),
+			c->charged ? 786U : 0U);
+	spin_unlock_irq(&bfqd->lock);
+}
+
 /* Note 7: a bio joins only requests of the queue it would join. */
 static void bfq_bio_joins_own_queue(struct kunit *test)
 {
@@ -339,6 +389,7 @@ static void bfq_turn_with_debt_dispatches(struct kunit *test)
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
+	KUNIT_CASE_PARAM(bfq_seeky_charge_table, bfq_seekycharge_gen_params),
 	KUNIT_CASE(bfq_bio_joins_own_queue),
 	KUNIT_CASE(bfq_insert_merge_chain_own),
 	KUNIT_CASE(bfq_choose_rq_meta_first),

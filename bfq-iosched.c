@@ -1396,7 +1396,8 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 /*
  * The least charge of the turn of seeky @bfqq ending now: the device time
  * of its requests (bfq-budget.c, rule 3), where seeks cost; not for a
- * raised queue.
+ * raised queue, but for one raised with an earlier start-up than the
+ * latest (bfq-wr.c rule 10).
  */
 static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 				     struct bfq_queue *bfqq,
@@ -1405,7 +1406,10 @@ static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 	u64 ns = bfqq->turn_far_ns;
 
 	bfqq->turn_far_ns = 0;
-	if (!ns || bfqq->wr.coeff > 1 || !bfq_rate_seek_costly(&bfqd->seek))
+	if (!ns || !bfq_rate_seek_costly(&bfqd->seek))
+		return 0;
+	if (bfqq->wr.coeff > 1 && (bfqq->wr.kind != BFQ_WR_INTERACTIVE ||
+				   bfq_wr_of_latest_startup(bfqd, bfqq)))
 		return 0;
 	return bfq_budget_time_charge(ns, max_budget,
 				      READ_ONCE(bfqd->tun.timeout_sync_ms));

@@ -336,7 +336,8 @@ struct bfq_wr_data {
 	struct list_head burst_members;	/* of a burst that is not large */
 	struct list_head raised;	/* queues with wr.coeff > 1 */
 	unsigned int nr_raised;
-	u64 app_io_ns;	/* last arrival or completion, interactive raised */
+	u64 app_io_ns;	/* last arrival or completion, latest start-up */
+	u64 latest_from_ns;	/* raisings begun since: the latest start-up */
 	u64 raised_io_ns;	/* the same, any raised queue; lock-free reads */
 };
 
@@ -678,6 +679,17 @@ bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
  * Inline: the life cycle calls it at every arrival and completion, and
  * only a raised queue has anything to note.
  */
+/*
+ * bfq-wr.c rule 10: whether @bfqq is raised as an application starting
+ * with the latest start-up (at most BFQ_WR_TOGETHER_MS before it).
+ */
+static inline bool bfq_wr_of_latest_startup(const struct bfq_data *bfqd,
+					    const struct bfq_queue *bfqq)
+{
+	return bfqq->wr.kind == BFQ_WR_INTERACTIVE && bfqq->wr.coeff > 1 &&
+	       bfqq->wr.start_ns >= bfqd->wr.latest_from_ns;
+}
+
 static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 				    const struct bfq_queue *bfqq, u64 now_ns)
 {
@@ -685,7 +697,7 @@ static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 		return;
 	/* Read by bfq_tags_kept() without the lock. */
 	WRITE_ONCE(bfqd->wr.raised_io_ns, now_ns);
-	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE)
+	if (bfq_wr_of_latest_startup(bfqd, bfqq))
 		bfqd->wr.app_io_ns = now_ns;
 }
 

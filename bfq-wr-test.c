@@ -625,6 +625,7 @@ struct bfq_holds_back_case {
 	enum bfq_wr_kind kind;		/* of the queue dispatching */
 	bool low_latency;
 	bool held;			/* expected */
+	u64 earlier_ms;			/* its raising began that long before */
 };
 
 static const struct bfq_holds_back_case bfq_holds_back_cases[] = {
@@ -636,6 +637,10 @@ static const struct bfq_holds_back_case bfq_holds_back_cases[] = {
 	  BFQ_WR_INTERACTIVE, true, false },
 	{ "a soft real-time queue waits like the others", true, 1, 1,
 	  BFQ_WR_SOFT_RT, true, true },
+	{ "an application started seconds before waits (rule 10)", true, 1,
+	  1, BFQ_WR_INTERACTIVE, true, true, 2 * BFQ_WR_TOGETHER_MS },
+	{ "an application started together does not", true, 1, 1,
+	  BFQ_WR_INTERACTIVE, true, false, BFQ_WR_TOGETHER_MS / 2 },
 	{ "application quiet past the gap", true, BFQ_WR_APP_GAP_MS, 4,
 	  BFQ_WR_NONE, true, false },
 	{ "no application ever", false, 0, 4,
@@ -656,13 +661,22 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	app = d.q[0];
 	bfqq = d.q[1];
-	app->wr.kind = BFQ_WR_INTERACTIVE;
-	app->wr.coeff = BFQ_WR_COEFF;
-	bfqq->wr.kind = c->kind;
-	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
 	d.bfqd->tun.low_latency = c->low_latency;
 	d.bfqd->rq_in_driver = c->in_driver;
 	spin_lock_irq(&d.bfqd->lock);
+	/* Raised as rule 1 raises them, @bfqq first if both are. */
+	bfqq->wr.idle = true;
+	bfqq->wr.idle_since_ns = now - MS(60000);
+	if (c->kind == BFQ_WR_INTERACTIVE)
+		bfq_wr_backlogged(d.bfqd, bfqq, now - MS(c->earlier_ms + 100),
+				  now - MS(c->earlier_ms + 100));
+	bfqq->wr.kind = c->kind;
+	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
+	app->wr.idle = true;
+	app->wr.idle_since_ns = now - MS(60000);
+	bfq_wr_backlogged(d.bfqd, app, now - MS(100), now - MS(100));
+	if (c->low_latency)
+		KUNIT_ASSERT_EQ(test, app->wr.kind, BFQ_WR_INTERACTIVE);
 	if (c->app_io)
 		bfq_wr_raised_io(d.bfqd, app, now - MS(c->app_age_ms));
 	/* A queue not raised as interactive leaves the time alone. */
@@ -682,6 +696,7 @@ struct bfq_yield_case {
 	bool other_busy;
 	enum bfq_wr_kind other_kind;
 	bool yields;
+	s64 other_earlier_ms;	/* its raising began that long before */
 };
 
 static const struct bfq_yield_case bfq_yield_cases[] = {
@@ -695,6 +710,12 @@ static const struct bfq_yield_case bfq_yield_cases[] = {
 	  BFQ_WR_INTERACTIVE, false },
 	{ "one-request device", 1, true, BFQ_WR_INTERACTIVE, false },
 	{ "depth not known yet", 0, true, BFQ_WR_INTERACTIVE, false },
+	{ "next started seconds before (rule 10)", 32, true,
+	  BFQ_WR_INTERACTIVE, false, 2 * BFQ_WR_TOGETHER_MS },
+	{ "next started together", 32, true, BFQ_WR_INTERACTIVE, true,
+	  BFQ_WR_TOGETHER_MS / 2 },
+	{ "next started later", 32, true, BFQ_WR_INTERACTIVE, true,
+	  -2 * BFQ_WR_TOGETHER_MS },
 };
 
 BFQ_KUNIT_TABLE(bfq_yield, bfq_yield_cases, bfq_yield_case);
@@ -724,12 +745,12 @@ static void bfq_wr_yields_table(struct kunit *test)
 	other = cur == q[0] ? q[1] : q[0];
 	cur->wr.kind = BFQ_WR_INTERACTIVE;
 	cur->wr.coeff = BFQ_WR_COEFF;
-	cur->wr.start_ns = now - MS(10);
+	cur->wr.start_ns = now - MS(3000);
 	cur->wr.dur_ns = MS(5000);
 	other->wr.kind = c->other_kind;
 	other->wr.coeff = c->other_kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
-	other->wr.start_ns = now - MS(10);
-	other->wr.dur_ns = MS(5000);
+	other->wr.start_ns = cur->wr.start_ns - MS(c->other_earlier_ms);
+	other->wr.dur_ns = MS(10000);
 	yields = bfq_wr_yields(bfqd, cur, now);
 	spin_unlock_irq(&bfqd->lock);
 	KUNIT_EXPECT_PTR_EQ(test, sel, &cur->entity);

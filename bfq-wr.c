@@ -74,7 +74,9 @@
  *    docs/results/2026-11-28-raised-turn-charge.md).
  *    The idling yields to another application starting (bfq_wr_yields()):
  *    when the queue the service order names next is interactively raised
- *    too and the device takes more than one request, the emptied queue's
+ *    too, its raising begun no more than BFQ_WR_TOGETHER_MS before this
+ *    one's (rule 10), and the device takes more than one request, the
+ *    emptied queue's
  *    turn ends and the other one's request goes to the device beside the
  *    first one's. Idling is a promise to one application that its next
  *    request finds the device free; two applications starting at once
@@ -85,7 +87,7 @@
  *    write out of an idle 64-tag device). On a one-request device the
  *    promise is kept: there the second request would take the device.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
- *    rules 1-5 and 7-9; writing 1 applies them again to queues that become
+ *    rules 1-5 and 7-10; writing 1 applies them again to queues that become
  *    backlogged from then on.
  * 7. Preemption. A raised queue that becomes backlogged while a queue of
  *    its class that is not raised holds the device ends that queue's turn
@@ -115,13 +117,32 @@
  *    behind those dispatched before it (a disk's queue, a controller's),
  *    and an application's read that finds ten random reads ahead of it on
  *    a disk waits ten seeks however fast bfq chose it. So while an
- *    interactively raised queue has had an arrival or completion in the
- *    last BFQ_WR_APP_GAP_MS (its application is starting, between two of
- *    its reads), a request of a queue not so raised goes to the device
- *    only when the device holds nothing (bfq_wr_holds_back()): the
+ *    interactively raised queue of the latest start-up (rule 10) has had
+ *    an arrival or completion in the last BFQ_WR_APP_GAP_MS (its
+ *    application is starting, between two of its reads), a request of a
+ *    queue not so raised goes to the device only when the device holds
+ *    nothing (bfq_wr_holds_back()): the
  *    application's next read waits behind one request at most. The
  *    others lose the device's internal parallelism only while an
  *    application starts; they keep their share, served one at a time.
+ * 10. The latest start-up first. Two applications started seconds apart
+ *    are not alike to the user: the one started last is the one waited
+ *    for now, and the earlier one has had its raised service meanwhile.
+ *    Nor is every raised queue an application: a process that reads at
+ *    random from its start on (a database, an indexer) moves little per
+ *    turn, so rule 2 never ends its raising, and it keeps it for its
+ *    whole duration, seconds on a disk. So the interactive raisings
+ *    begun within BFQ_WR_TOGETHER_MS of the latest one are the latest
+ *    start-up (bfq_wr_of_latest_startup()); raised queues of earlier
+ *    start-ups keep their weight, but not the protection of rules 5 and
+ *    9 against it: the latest's idling does not yield to them, and while
+ *    it reads their requests wait for the device to empty like any
+ *    other's. Their seeky turns pay for device time (rule 3 of
+ *    bfq-budget.c): charged 8 sectors for a read that holds a disk for a
+ *    seek, five raised random readers got a turn each between any two
+ *    of the latest application's. Once it stops reading (BFQ_WR_APP_GAP_MS) they are served
+ *    as before; a short-lived newcomer (a daemon's few reads) costs an
+ *    earlier application only the time it reads.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
@@ -169,6 +190,12 @@
 #define BFQ_WR_MIN_DURATION_MS		1000
 /* ...and past this it is not a start-up: the raising would erode shares. */
 #define BFQ_WR_MAX_DURATION_MS		10000
+/*
+ * Rule 10: start-ups begun this close are one (a script, a desktop session
+ * starting its programs, a double click); further apart, the user started
+ * the later one after the first, and waits for it now.
+ */
+#define BFQ_WR_TOGETHER_MS		1000
 /* Rule 1, peak rate not measured yet: a SATA SSD's (~180 MB/s) duration. */
 #define BFQ_WR_UNKNOWN_RATE_MS		3000
 /*
@@ -412,8 +439,12 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		wr->coeff = BFQ_WR_SOFTRT_COEFF;
 		wr->dur_ns = (u64)BFQ_WR_SOFTRT_DURATION_MS * NSEC_PER_MSEC;
 	} else {
+		u64 from = now_ns > (u64)BFQ_WR_TOGETHER_MS * NSEC_PER_MSEC ?
+			   now_ns - (u64)BFQ_WR_TOGETHER_MS * NSEC_PER_MSEC : 0;
+
 		wr->coeff = BFQ_WR_COEFF;
 		wr->dur_ns = bfq_wr_duration_ns(peak);
+		bfqd->wr.latest_from_ns = max(bfqd->wr.latest_from_ns, from);
 	}
 	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_start(bfq_dev(bfqd), bfqq->pid, kind == BFQ_WR_SOFT_RT,
@@ -745,7 +776,9 @@ bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 	if (!next)
 		return false;
 	other = container_of(next, struct bfq_queue, entity);
-	return other != bfqq && bfq_wr_needs_idling(bfqd, other, now_ns);
+	return other != bfqq && bfq_wr_needs_idling(bfqd, other, now_ns) &&
+	       other->wr.start_ns + (u64)BFQ_WR_TOGETHER_MS * NSEC_PER_MSEC >=
+	       bfqq->wr.start_ns;
 }
 
 /*
@@ -762,7 +795,7 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 
 	if (!bfqd->rq_in_driver || !last || !bfq_wr_enabled(bfqd))
 		return false;
-	if (bfqq->wr.kind == BFQ_WR_INTERACTIVE && bfqq->wr.coeff > 1)
+	if (bfq_wr_of_latest_startup(bfqd, bfqq))
 		return false;
 	return now_ns - last < (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC;
 }
