@@ -21,7 +21,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-KVER=${1:?usage: kunit.sh 6.1|6.12}
+KVER=${1:?usage: kunit.sh 6.1|6.12|latest}
 dir=$(kver_dir "$KVER")
 res=$BFQ_TOP/build/$KVER/results
 mkdir -p "$res"
