@@ -126,9 +126,9 @@ rm -f "$tarball"
 # kernel's config, and take the packaged ones' place.
 broken=()
 while IFS= read -r f; do
-	if file -b "$f" | grep -q '^ELF' && ldd "$f" 2>&1 | grep -q 'not found'; then
-		broken+=("$f")
-	fi
+	# Not ldd | grep -q: grep leaving early would fail ldd (pipefail).
+	libs=$(ldd "$f" 2>&1 || true)
+	[[ $libs != *'not found'* ]] || broken+=("$f")
 done < <(find "$dir/root/usr/src/linux-headers-$release" \
 	      "$dir"/root/usr/lib/linux-kbuild-* -type f -perm -u+x)
 if [ ${#broken[@]} -gt 0 ]; then
