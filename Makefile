@@ -8,7 +8,8 @@
 # A user reads the second half:
 #   make                     bfq.ko for the running kernel if its headers are
 #                            installed, else for Debian's 6.1
-#   make KVER=6.1|6.12       build/<KVER>/bfq.ko against the cached Debian kernel
+#   make KVER=6.1|6.12|latest build/<KVER>/bfq.ko against the cached Debian
+#                            kernel (latest: trixie-backports' newest)
 #   make KDIR=<kernel tree>  build/custom/bfq.ko against any prepared tree
 #   make check               the test tier: every build, check, KUnit and
 #                            functional VM test, the debug kernel (CI)
@@ -42,6 +43,11 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BFQ_CACHE ?= /var/cache/bfq-lab
 SRCS := $(wildcard $(TOP)/bfq-*.c $(TOP)/bfq-*.h) $(TOP)/Makefile $(TOP)/Kconfig
 
+# The cache folder of a kernel series X.Y: 6.1 and 6.12 have their own; a
+# 7.x kernel's is "latest" (the newest kernel of Debian trixie-backports),
+# whose series the fetch rule checks against the kernel's.
+cache_series = $(if $(filter 7.%,$(1)),latest,$(1))
+
 ifneq ($(KDIR),)
 KVER ?= custom
 # A full kernel tree has its block/ headers; a headers package (Debian's,
@@ -50,17 +56,19 @@ KVER ?= custom
 ifneq ($(wildcard $(KDIR)/block/blk.h),)
 BLOCK_SRC ?= $(abspath $(KDIR))/block
 else
-SERIES := $(shell cut -d. -f1,2 $(KDIR)/include/config/kernel.release 2>/dev/null)
+TARGET_SERIES := $(shell cut -d. -f1,2 $(KDIR)/include/config/kernel.release 2>/dev/null)
+SERIES := $(call cache_series,$(TARGET_SERIES))
 BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
 endif
 else
 ifeq ($(KVER),)
 ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
-# Debian's running 6.1 or 6.12: its private block headers come from the
-# cached linux-source of the same series.
+# Debian's running 6.1, 6.12 or 7.x: its private block headers come from
+# the cached linux-source of the same series.
 KVER := running
 KDIR := /lib/modules/$(shell uname -r)/build
-SERIES := $(shell uname -r | cut -d. -f1,2)
+TARGET_SERIES := $(shell uname -r | cut -d. -f1,2)
+SERIES := $(call cache_series,$(TARGET_SERIES))
 BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
 else
 KVER := 6.1
@@ -78,6 +86,34 @@ override OUT := $(abspath $(OUT))
 # Kbuild flags a user passes through (make KVER=6.1 W=1 C=2).
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
+# The compiler the kernel was built with, as its config names it. Debian's
+# 7.x kernels (trixie) are built by gcc-14, which a bookworm host does not
+# have: the module is then built by the host's gcc, without the one option
+# of the kernel's flags that gcc-14 has and gcc-12 lacks
+# (-fmin-function-alignment: kbuild gives the same alignment by
+# -falign-functions, as for any compiler without it). CC=... on the
+# command line overrides this.
+KERNEL_CC := $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="*\([^ "]*\) .*/\1/p' \
+	$(KDIR)/include/config/auto.conf 2>/dev/null)
+ifneq ($(KERNEL_CC),)
+ifeq ($(origin CC),default)
+ifeq ($(shell command -v $(KERNEL_CC) 2> /dev/null),)
+KBUILD_ARGS += CC=gcc CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=
+endif
+endif
+endif
+# The same for pahole: an older one than the kernel's does not know the
+# --btf_features kbuild asks of it for the module's BTF. The module is then
+# built without BTF (BPF tools do not see its types; it loads the same).
+KERNEL_PAHOLE := $(shell sed -n 's/^CONFIG_PAHOLE_VERSION=//p' \
+	$(KDIR)/include/config/auto.conf 2>/dev/null)
+HOST_PAHOLE := $(shell pahole --version 2> /dev/null | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
+ifneq ($(KERNEL_PAHOLE),)
+ifeq ($(shell [ "0$(HOST_PAHOLE)" -lt "$(KERNEL_PAHOLE)" ] && echo older),older)
+KBUILD_ARGS += CONFIG_DEBUG_INFO_BTF_MODULES=
+endif
+endif
+
 # After each build, scripts/layout-check.sh compares the private structures
 # of block/ the module was built with (BLOCK_SRC) against the target
 # kernel's BTF, and refuses the module (removed, the build fails) when one
@@ -94,8 +130,8 @@ LAYOUT_BTF ?=
 all: modules
 
 help:
-	@echo 'Targets (KVER=6.1 or 6.12 where it applies; default: the running'
-	@echo 'kernel when its headers are installed, else 6.1):'
+	@echo 'Targets (KVER=6.1, 6.12 or latest where it applies; default: the'
+	@echo 'running kernel when its headers are installed, else 6.1):'
 	@echo '  make [KVER=..]           build/KVER/bfq.ko against the cached Debian kernel'
 	@echo '  make KDIR=<tree>         build/custom/bfq.ko against any prepared kernel tree'
 	@echo '  make check               the test tier (CI): builds, checkpatch, KUnit, VM'
@@ -121,7 +157,8 @@ help:
 	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
 	@echo '  make clean               remove build/'
 	@echo 'Variables:'
-	@echo '  KVER=6.1|6.12   the Debian kernel series'
+	@echo '  KVER=6.1|6.12|latest the Debian kernel series (latest: the newest of'
+	@echo '                  trixie-backports, 7.3 at the time of writing)'
 	@echo '  KDIR=<tree>     a prepared kernel tree or headers (KVER becomes "custom")'
 	@echo '  W=1 C=2         kbuild'"'"'s extra warnings and sparse'
 	@echo '  TEST_HOOKS=1    a test build with race-widening hooks, in build/KVER-hooks/'
@@ -149,7 +186,15 @@ help:
 SERIES ?= $(KVER)
 
 fetch:
-	@case "$(SERIES)" in 6.1|6.12) $(TOP)/scripts/fetch-kernel.sh $(SERIES);; esac
+	@case "$(SERIES)" in 6.1|6.12|latest) $(TOP)/scripts/fetch-kernel.sh $(SERIES);; esac
+ifneq ($(TARGET_SERIES),)
+	@if [ "$(SERIES)" = latest ] && [ "$(origin BLOCK_SRC)" = file ] && \
+	    [ "$$(cut -d. -f1,2 $(BFQ_CACHE)/latest/release)" != "$(TARGET_SERIES)" ]; then \
+		echo "the cached latest kernel is $$(cat $(BFQ_CACHE)/latest/release), not $(TARGET_SERIES):" \
+		     "BLOCK_SRC=<a $(TARGET_SERIES) source tree>/block" >&2; \
+		exit 1; \
+	fi
+endif
 
 # The sources are linked into build/<KVER>/ so that objects of different
 # kernels never mix and the source tree stays clean.

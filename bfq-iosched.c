@@ -1001,7 +1001,7 @@ static void bfq_prepare_request(struct request *rq)
 static bool bfq_bio_joins(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct bio *bio)
 {
-	unsigned short ioprio = bio_prio(bio);
+	unsigned short ioprio = bio->bi_ioprio;
 
 	if (!bfqq)
 		return false;
@@ -1326,7 +1326,7 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
 	return !bfq_seeky(bfqq) && bfq_rate_seek_costly(&bfqd->seek) &&
-	       (!blk_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
+	       (!bfq_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
 }
 
 static void bfq_idle_start(struct bfq_data *bfqd)
@@ -1853,8 +1853,8 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
 {
 	bfqd->queue = q;
 	spin_lock_init(&bfqd->lock);
-	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	bfqd->idle_timer.function = bfq_idle_timer_fn;
+	bfq_hrtimer_setup(&bfqd->idle_timer, bfq_idle_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 	bfq_sched_init(&bfqd->sched);
 	bfq_wr_init(bfqd);
 	bfq_inject_init(bfqd);
@@ -1870,7 +1870,7 @@ static void bfq_data_init(struct bfq_data *bfqd, struct request_queue *q)
  * Called when bfq is selected for @q, with the queue frozen. The groups
  * come last: their init finds the bfq_data through q->elevator.
  */
-static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
+static int bfq_init_sched(struct request_queue *q, bfq_init_sched_arg_t e)
 {
 	struct bfq_data *bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL,
 					     q->node);
@@ -1879,7 +1879,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	if (!bfqd)
 		return -ENOMEM;
-	eq = elevator_alloc(q, e);
+	eq = bfq_elevator_get(q, e);
 	if (!eq) {
 		kfree(bfqd);
 		return -ENOMEM;
@@ -1890,7 +1890,8 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	ret = bfq_cg_activate(bfqd);
 	if (ret) {
 		q->elevator = NULL;
-		kobject_put(&eq->kobj);
+		eq->elevator_data = NULL;
+		bfq_elevator_put_failed(eq);
 		kfree(bfqd);
 		return ret;
 	}
@@ -1955,7 +1956,7 @@ static struct elevator_type iosched_bfq = {
 	.ops = {
 		.init_sched		= bfq_init_sched,
 		.init_hctx		= bfq_init_hctx,
-		.depth_updated		= bfq_depth_updated,
+		.depth_updated		= bfq_depth_updated_fn,
 		.limit_depth		= bfq_limit_depth,
 		.prepare_request	= bfq_prepare_request,
 		.bio_merge		= bfq_bio_merge,

@@ -514,7 +514,6 @@ void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
 void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic);
 void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
-void bfq_depth_updated(struct blk_mq_hw_ctx *hctx);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
 /* A request we prepared holds a scheduler tag until we finish it. */

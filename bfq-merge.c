@@ -124,6 +124,7 @@
 #include <linux/module.h>
 #include <linux/rbtree.h>
 
+#include "bfq-compat.h"
 #include "bfq-iosched.h"
 #include "bfq-trace.h"
 
@@ -186,9 +187,8 @@ static enum hrtimer_restart bfq_merge_gather_timer_fn(struct hrtimer *timer)
 void bfq_merge_init(struct bfq_data *bfqd)
 {
 	bfqd->merge.pos_tree = RB_ROOT;
-	hrtimer_init(&bfqd->merge.gather_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL);
-	bfqd->merge.gather_timer.function = bfq_merge_gather_timer_fn;
+	bfq_hrtimer_setup(&bfqd->merge.gather_timer, bfq_merge_gather_timer_fn,
+			  CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 }
 
 /* No dispatch left to run: the elevator is going. */

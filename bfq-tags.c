@@ -33,10 +33,11 @@
  *    may not take the kept tag sleeps again with that wakeup. So while a
  *    process the tags are kept for waits, each freed tag wakes every
  *    sleeper (bfq_tags_wake_waiters()): the first that may take it does.
- * 5. The limits follow nr_requests: the block layer calls depth_updated
- *    before it stores a new value, so they are computed again at the
- *    first tag allocation that sees nr_requests differ from the value
- *    they were computed from (bfq_limit_depth()).
+ * 5. The limits follow nr_requests: the block layer of 6.1 and 6.12
+ *    calls depth_updated before it stores a new value (7.3 after), so
+ *    they are computed again at the first tag allocation that sees
+ *    nr_requests differ from the value they were computed from
+ *    (bfq_limit_depth()).
  * 6. Everything here reads without bfq_data.lock (the allocation path
  *    cannot take it for every request): an answer may be one request
  *    late, which costs that process one wait for a tag. The counts
@@ -384,13 +385,14 @@ static unsigned int bfq_tags_driver_depth(struct request_queue *q)
 }
 
 /*
- * Called at hctx init and when nr_requests is written, but, in the latter
- * case, before the block layer stores the new value in q->nr_requests
- * (and, with tags shared between hardware queues, before it resizes the
- * shared map): neither says the new depth here. So the limits are computed
- * from q->nr_requests when it differs from tags.nr, at the next tag
- * allocation (bfq_limit_depth()), which cannot come before the store: the
- * queue is frozen around both.
+ * Called for each hardware queue at hctx init and when nr_requests is
+ * written (through bfq_depth_updated_fn(), bfq-compat.h), but, in the
+ * latter case and up to 6.12, before the block layer stores the new value
+ * in q->nr_requests (and, with tags shared between hardware queues, before
+ * it resizes the shared map): neither says the new depth here. So the
+ * limits are computed from q->nr_requests when it differs from tags.nr,
+ * at the next tag allocation (bfq_limit_depth()), which cannot come
+ * before the store: the queue is frozen around both.
  */
 void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {

@@ -528,7 +528,7 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
 	/* No rate measured: a 100 MB/s disk's or an SSD's, by the queue. */
 	dur = bfqq->wr.dur_ns;
-	KUNIT_EXPECT_EQ(test, dur, blk_queue_nonrot(d.bfqd->queue) ?
+	KUNIT_EXPECT_EQ(test, dur, bfq_queue_nonrot(d.bfqd->queue) ?
 			bfq_wr_duration_ns(0) : MS(5368));
 	bfq_wr_selected(d.bfqd, bfqq, MS(20000) + dur - 1);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);

@@ -165,6 +165,7 @@
 #include <linux/math64.h>
 #include <linux/sizes.h>
 
+#include "bfq-compat.h"
 #include "bfq-iosched.h"
 #include "bfq-trace.h"
 
@@ -425,7 +426,7 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!peak && !blk_queue_nonrot(bfqd->queue))
+	if (!peak && !bfq_queue_nonrot(bfqd->queue))
 		peak = BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC;
 
 	if (wr->coeff == 1) {

@@ -14,7 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-KVER=${1:?usage: checkpatch.sh 6.1|6.12}
+KVER=${1:?usage: checkpatch.sh 6.1|6.12|latest}
 kver_dir "$KVER" > /dev/null
 if [ -f "$BFQ_CACHE/6.12/.fetched" ]; then
 	cp_tree=$BFQ_CACHE/6.12/linux

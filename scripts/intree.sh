@@ -39,7 +39,7 @@ set -euo pipefail
 
 sync_only=
 if [ "${1:-}" = --sync-only ]; then sync_only=1; shift; fi
-KVER=${1:?usage: intree.sh [--sync-only] 6.1|6.12 [TREE]}
+KVER=${1:?usage: intree.sh [--sync-only] 6.1|6.12|latest [TREE]}
 dir=$(kver_dir "$KVER")
 TREE=${2:-$dir/intree}
 pristine=$dir/linux

@@ -1,6 +1,6 @@
 #!/bin/bash
 # lab.sh KVER [EXPERIMENT ...]: the lab of issue 9. Boots Debian's kernel
-# KVER (6.1|6.12) once under QEMU/TCG with the disk model
+# KVER (6.1|6.12|latest) once under QEMU/TCG with the disk model
 # (tests/lab/diskmodel.c, built here with gcc -static) and runs the guest
 # scripts tests/lab/EXPERIMENT.sh in that one boot: each compares our
 # build/KVER/bfq.ko with the stock bfq, mq-deadline, kyber and none on the
@@ -29,7 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: lab.sh 6.1|6.12 [experiment ...]}
+KVER=${1:?usage: lab.sh 6.1|6.12|latest [experiment ...]}
 shift
 ldir=$BFQ_TOP/tests/lab
 quick=(calibrate quick-share quick-startup)

@@ -7,11 +7,12 @@ BFQ_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 log() { echo "== $*" >&2; }
 
-# kver_dir KVER: the cache folder of one kernel series (6.1 or 6.12).
+# kver_dir KVER: the cache folder of one kernel series (6.1 or 6.12), or of
+# "latest", the newest kernel of Debian trixie-backports.
 kver_dir() {
 	case "$1" in
-	6.1|6.12) echo "$BFQ_CACHE/$1" ;;
-	*) die "unknown KVER '$1' (6.1 or 6.12)" ;;
+	6.1|6.12|latest) echo "$BFQ_CACHE/$1" ;;
+	*) die "unknown KVER '$1' (6.1, 6.12 or latest)" ;;
 	esac
 }
 
