@@ -192,7 +192,7 @@
 /* ...and past this it is not a start-up: the raising would erode shares. */
 #define BFQ_WR_MAX_DURATION_MS		10000
 /*
- * Rule 10: start-ups begun this close are one (a script, a desktop session
+ * Rule 10: start-ups begun this close are one (a script, a desktop login
  * starting its programs, a double click); further apart, the user started
  * the later one after the first, and waits for it now.
  */
