@@ -42,7 +42,8 @@
 #                              vm/6.1-icount
 #           vm/6.1-icount      the tests whose bound plain TCG's jitter moves
 #                              (CHECK_ICOUNT_TESTS: cgroup-psync,
-#                              merge-coop, cgroup-writeback), in a boot
+#                              merge-coop, cgroup-writeback, core-share),
+#                              in a boot
 #                              of their own under -icount, one vCPU
 #   6.12    vm/6.12            the same, every other test, two vCPUs
 #           vm/6.12-icount     as vm/6.1-icount
@@ -64,7 +65,7 @@
 # Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
 # 6.1), CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
 # CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop
-# cgroup-writeback"),
+# cgroup-writeback core-share"),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -77,7 +78,7 @@ KVERS=${CHECK_KVERS:-6.1 6.12}
 check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
 # The tests make check runs under -icount instead of in the plain boot.
-icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback}
+icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
 all=$logdir/results.txt
