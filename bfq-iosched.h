@@ -673,12 +673,6 @@ bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 bool bfq_wr_in_large_burst(struct bfq_data *bfqd,
 			   const struct bfq_queue *bfqq);
 /*
- * bfq-wr.c: @bfqq had an arrival or a completion at @now_ns (for the
- * interactive one, see bfq_wr_holds_back(); any raised one keeps tags).
- * Inline: the life cycle calls it at every arrival and completion, and
- * only a raised queue has anything to note.
- */
-/*
  * bfq-wr.c rule 10: whether @bfqq is raised as an application starting
  * with the latest start-up (at most BFQ_WR_TOGETHER_MS before it).
  */
@@ -689,6 +683,12 @@ static inline bool bfq_wr_of_latest_startup(const struct bfq_data *bfqd,
 	       bfqq->wr.start_ns >= bfqd->wr.latest_from_ns;
 }
 
+/*
+ * bfq-wr.c: @bfqq had an arrival or a completion at @now_ns (for the
+ * latest start-up, see bfq_wr_holds_back(); any raised one keeps tags).
+ * Inline: the life cycle calls it at every arrival and completion, and
+ * only a raised queue has anything to note.
+ */
 static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 				    const struct bfq_queue *bfqq, u64 now_ns)
 {

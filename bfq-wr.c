@@ -76,9 +76,8 @@
  *    when the queue the service order names next is interactively raised
  *    too, its raising begun no more than BFQ_WR_TOGETHER_MS before this
  *    one's (rule 10), and the device takes more than one request, the
- *    emptied queue's
- *    turn ends and the other one's request goes to the device beside the
- *    first one's. Idling is a promise to one application that its next
+ *    emptied queue's turn ends and the other one's request goes to the
+ *    device beside the first one's. Idling is a promise to one application that its next
  *    request finds the device free; two applications starting at once
  *    cannot both be given that, and on a device that serves requests
  *    together, holding the second one back until the first one's request
@@ -121,10 +120,10 @@
  *    an arrival or completion in the last BFQ_WR_APP_GAP_MS (its
  *    application is starting, between two of its reads), a request of a
  *    queue not so raised goes to the device only when the device holds
- *    nothing (bfq_wr_holds_back()): the
- *    application's next read waits behind one request at most. The
- *    others lose the device's internal parallelism only while an
- *    application starts; they keep their share, served one at a time.
+ *    nothing (bfq_wr_holds_back()): the application's next read waits
+ *    behind one request at most. The others lose the device's internal
+ *    parallelism only while an application starts; they keep their
+ *    share, served one at a time.
  * 10. The latest start-up first. Two applications started seconds apart
  *    are not alike to the user: the one started last is the one waited
  *    for now, and the earlier one has had its raised service meanwhile.
@@ -140,9 +139,10 @@
  *    other's. Their seeky turns pay for device time (rule 3 of
  *    bfq-budget.c): charged 8 sectors for a read that holds a disk for a
  *    seek, five raised random readers got a turn each between any two
- *    of the latest application's. Once it stops reading (BFQ_WR_APP_GAP_MS) they are served
- *    as before; a short-lived newcomer (a daemon's few reads) costs an
- *    earlier application only the time it reads.
+ *    of the latest application's. Once it stops reading
+ *    (BFQ_WR_APP_GAP_MS) they are served as before; a short-lived
+ *    newcomer (a daemon's few reads) costs an earlier application only
+ *    the time it reads.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
