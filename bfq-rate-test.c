@@ -39,14 +39,22 @@ static void bfq_rate_sequential_sample(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 64000U);
 }
 
-/* Too few requests, too little busy time, or seeky: not a sample. */
+/*
+ * Too few requests in the window's second of wall time, too little busy
+ * time, or seeky: not a sample.
+ */
 static void bfq_rate_rejects_weak_samples(struct kunit *test)
 {
 	struct bfq_rate r = {};
 	u64 now = 0;
 	int i;
 
-	bfq_test_feed(&r, &now, 7, 512, 15 * NSEC_PER_MSEC, true);
+	for (i = 0; i < 7; i++) {
+		bfq_rate_dispatched(&r, now, true, 0);
+		now += 15 * NSEC_PER_MSEC;
+		bfq_rate_completed(&r, now, 512, 0);
+		now += 150 * NSEC_PER_MSEC;
+	}
 	KUNIT_EXPECT_FALSE(test, r.win_open);
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
 	for (i = 0; i < 40; i++) {
@@ -59,6 +67,25 @@ static void bfq_rate_rejects_weak_samples(struct kunit *test)
 	bfq_test_feed(&r, &now, 128, 512, NSEC_PER_MSEC, false);
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
 	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 0U);
+}
+
+/*
+ * A disk streaming 128 KiB reads at ~31 MB/s: 4 ms each, so 100 ms of busy
+ * time hold 25 requests. The window waits for its 32nd rather than closing
+ * short and being refused, which left such disks unmeasured.
+ */
+static void bfq_rate_waits_for_requests(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 0;
+
+	bfq_test_feed(&r, &now, 25, 256, 4 * NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_TRUE(test, r.win_open);
+	bfq_test_feed(&r, &now, 6, 256, 4 * NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	bfq_test_feed(&r, &now, 1, 256, 4 * NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec, 64000ULL);
 }
 
 /*
@@ -307,6 +334,7 @@ static void bfq_rate_seek_far_time(struct kunit *test)
 static struct kunit_case bfq_rate_test_cases[] = {
 	KUNIT_CASE(bfq_rate_sequential_sample),
 	KUNIT_CASE(bfq_rate_rejects_weak_samples),
+	KUNIT_CASE(bfq_rate_waits_for_requests),
 	KUNIT_CASE(bfq_rate_queueing_device),
 	KUNIT_CASE(bfq_rate_requeue),
 	KUNIT_CASE(bfq_rate_filter),
