@@ -104,13 +104,15 @@ endif
 endif
 # The same for pahole: an older one than the kernel's does not know the
 # --btf_features kbuild asks of it for the module's BTF. The module is then
-# built without BTF (BPF tools do not see its types; it loads the same).
+# built without BTF (BPF tools do not see its types; it loads the same),
+# and kbuild is told the host's pahole version: the kernel's would only
+# serve the BTF that is not built, and kbuild warns when they differ.
 KERNEL_PAHOLE := $(shell sed -n 's/^CONFIG_PAHOLE_VERSION=//p' \
 	$(KDIR)/include/config/auto.conf 2>/dev/null)
 HOST_PAHOLE := $(shell pahole --version 2> /dev/null | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
 ifneq ($(KERNEL_PAHOLE),)
 ifeq ($(shell [ "0$(HOST_PAHOLE)" -lt "$(KERNEL_PAHOLE)" ] && echo older),older)
-KBUILD_ARGS += CONFIG_DEBUG_INFO_BTF_MODULES=
+KBUILD_ARGS += CONFIG_DEBUG_INFO_BTF_MODULES= CONFIG_PAHOLE_VERSION=$(HOST_PAHOLE)
 endif
 endif
 

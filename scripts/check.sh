@@ -5,7 +5,7 @@
 #
 # Steps (each one's output in build/check/<step>.log):
 #   deps                 scripts/deps.sh
-#   fetch/6.1 fetch/6.12 scripts/fetch-kernel.sh, side by side (network)
+#   fetch/KVER           scripts/fetch-kernel.sh, side by side (network)
 #   build/KVER           make KVER=KVER W=1 C=2 (objects removed first, so
 #                        every file is compiled and checked again); FAIL on a
 #                        failed build or any compiler, sparse or modpost
@@ -35,22 +35,34 @@
 #                              CHECK_STRESS_SCENARIOS (six of them)
 #                              (CHECK_STRESS_BOOTS="debug debian" adds the
 #                              boot of Debian's kernel with our module)
-#   6.1     vm/6.1             the functional VM tests, share and latency
-#                              tests in their quick form (VMTEST_QUICK=1);
-#                              one vCPU, and not the tests vm-debug/6.1
-#                              runs (make debug-tests) nor those of
-#                              vm/6.1-icount
+#   6.1     vm/6.1             the tests of the kernel's interfaces
+#                              (CHECK_API_TESTS: loading, switching,
+#                              unloading, tunables, tags, wbt, cgroup files
+#                              and moves, devices; see below) but those
+#                              vm-debug/6.1 runs (make debug-tests); one
+#                              vCPU
 #           vm/6.1-icount      the tests whose bound plain TCG's jitter moves
 #                              (CHECK_ICOUNT_TESTS: cgroup-psync,
 #                              merge-coop, cgroup-writeback, core-share),
 #                              in a boot
 #                              of their own under -icount, one vCPU
-#   6.12    vm/6.12            the same, every other test, two vCPUs
+#   6.12    vm/6.12            every other functional test, the share and
+#                              latency tests in their quick form
+#                              (VMTEST_QUICK=1), two vCPUs
 #           vm/6.12-icount     as vm/6.1-icount
-#           kunit/6.12         kunit.py: its own small kernel, built when
+#   latest  vm/latest          CHECK_API_TESTS, two vCPUs
+#           kunit/latest       kunit.py: its own small kernel, built when
 #                              our sources changed, and booted
+# What each series runs: the interfaces the module meets in the kernel
+# differ between series, so every series runs the interface tests; the
+# scheduling (shares, latency, merging, injection) is one source on all of
+# them, so its quick checks run once, on 6.12 (6.1 keeps the -icount boot's
+# one share check per mechanism). The KUnit suites, plain arithmetic and
+# state machines, run on the oldest series (built into the debug kernel,
+# under KASAN) and the newest (kunit.py); make KVER=6.12 kunit runs them on
+# 6.12. make bench runs every share and latency test on every series.
 # The debug kernel is the longest build and the debug lane the longest
-# lane: it builds at normal priority. kunit/6.12's build is off that path
+# lane: it builds at normal priority. kunit/latest's build is off that path
 # and runs at nice 10, taking what the guests leave idle. At most
 # CHECK_VM_SLOTS guests (default 2, one per core) run at a time: a TCG
 # guest of these tests keeps one host core busy. CHECK_LANES=1 runs every
@@ -62,8 +74,10 @@
 # SKIP lines count neither. The last line of output is "N passed, N failed"
 # over all PASS/FAIL lines; exit status 1 if any failed.
 #
-# Environment: CHECK_KVERS (default "6.1 6.12"), CHECK_DEBUG_KVERS (default
-# 6.1), CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
+# Environment: CHECK_KVERS (default "6.1 6.12 latest"), CHECK_DEBUG_KVERS
+# (default 6.1), CHECK_KUNIT_KVERS (kunit.py's series, default latest),
+# CHECK_FULL_KVERS (the series that runs every functional test, 6.12),
+# CHECK_API_TESTS, CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
 # CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop
 # cgroup-writeback core-share"),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
@@ -71,12 +85,20 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$BFQ_TOP"
 
-KVERS=${CHECK_KVERS:-6.1 6.12}
+KVERS=${CHECK_KVERS:-6.1 6.12 latest}
 # The stress scenarios of make check: the lifetimes (elevator switch, device
 # removal, cgroup removal, shared io contexts, queue merging) and tunables
 # written under I/O. make stress runs every scenario.
 check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
+KUNIT_KVERS=${CHECK_KUNIT_KVERS-latest}
+# The series whose boot runs every functional test.
+FULL_KVERS=${CHECK_FULL_KVERS-6.12}
+# The tests of the interfaces the module meets in the kernel, which the
+# compat layer (bfq-compat.h) adapts to each series: the elevator's life
+# cycle, its tunables and depths, wbt, the blk-cgroup files and moves,
+# real device drivers, data integrity.
+api_tests=${CHECK_API_TESTS-load rmmod rmmod-race sched-switch tunables tag-depth wbt swap parallel cgroup-iface cgroup-v1 cgroup-migrate cgroup-release fio-verify fio-slowdev scsi-debug discard core-observe}
 # The tests make check runs under -icount instead of in the plain boot.
 icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share}
 logdir=$BFQ_TOP/build/check
@@ -207,25 +229,42 @@ vm_icount() {
 		scripts/vmtest.sh "$k" $icount_tests
 }
 
-# lane_kver KVER: its functional VM tests; KUnit through kunit.py where no
-# debug kernel runs the suites.
+# lane_kver KVER: its functional VM tests, and KUnit through kunit.py for
+# the series of CHECK_KUNIT_KVERS.
 lane_kver() {
-	local k=$1 skip=$icount_tests
-	case " $DEBUG_KVERS " in
-	*" $k "*)
+	local k=$1 skip
+	if in_list "$k" "$DEBUG_KVERS"; then
 		# The debug lane boots this series with two vCPUs and runs the
 		# tests of vmtest-debug there, under the checkers: this boot
-		# leaves those out and takes one vCPU (a quarter less time).
-		skip+=" $(make -s --no-print-directory debug-tests)"
+		# runs the other interface tests, on one vCPU.
+		skip=" $(make -s --no-print-directory debug-tests) "
 		step "vm/$k" "build/$k/results/vmtest.txt" vm env VM_SMP=1 \
-			VMTEST_SKIP="$skip" make KVER="$k" vmtest
+			make KVER="$k" vmtest TESTS="$(without "$api_tests" "$skip")"
 		vm_icount "$k"
-		return 0 ;;
-	esac
-	step "vm/$k" "build/$k/results/vmtest.txt" vm env \
-		VMTEST_SKIP="$skip" make KVER="$k" vmtest
-	vm_icount "$k"
-	step "kunit/$k" "build/$k/results/kunit.txt" build make KVER="$k" kunit
+	elif in_list "$k" "$FULL_KVERS"; then
+		step "vm/$k" "build/$k/results/vmtest.txt" vm env \
+			VMTEST_SKIP="$icount_tests" make KVER="$k" vmtest
+		vm_icount "$k"
+	else
+		step "vm/$k" "build/$k/results/vmtest.txt" vm \
+			make KVER="$k" vmtest TESTS="$api_tests"
+	fi
+	if in_list "$k" "$KUNIT_KVERS"; then
+		step "kunit/$k" "build/$k/results/kunit.txt" build \
+			make KVER="$k" kunit
+	fi
+}
+
+# in_list WORD "A B ...": WORD is one of the list's.
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# without "A B ..." " X Y ": the words of the first list not in the second.
+without() {
+	local t out=
+	for t in $1; do
+		case "$2" in *" $t "*) ;; *) out+=${out:+ }$t ;; esac
+	done
+	echo "$out"
 }
 
 total_start=$SECONDS
