@@ -641,6 +641,7 @@ bool bfq_wr_coeff_preempts(unsigned int new_coeff,
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why,
 				 unsigned int served, unsigned int max_budget);
+unsigned int bfq_wr_bulk_turns(u64 dur_ns, unsigned int timeout_ms);
 enum bfq_burst_step bfq_wr_burst_birth(struct bfq_burst *b, u64 now_ns);
 
 void bfq_wr_init(struct bfq_data *bfqd);

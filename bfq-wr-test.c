@@ -286,9 +286,42 @@ static void bfq_wr_greedy_turns_reasons(struct kunit *test)
 	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max / 2, max);
 	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_TIMEOUT, max, max);
 	KUNIT_EXPECT_EQ(test, turns, 2U);
-	KUNIT_EXPECT_LT(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
+	KUNIT_EXPECT_LT(test, turns, bfq_wr_bulk_turns(NSEC_PER_SEC, 125));
 	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max, max);
-	KUNIT_EXPECT_GE(test, turns, (unsigned int)BFQ_WR_BULK_TURNS);
+	KUNIT_EXPECT_LT(test, turns, bfq_wr_bulk_turns(NSEC_PER_SEC, 125));
+	turns = bfq_wr_greedy_turns(turns, BFQ_EXP_BUDGET, max, max);
+	KUNIT_EXPECT_GE(test, turns, bfq_wr_bulk_turns(NSEC_PER_SEC, 125));
+}
+
+/*
+ * Greedy turns that end a raising: a quarter of it at the device's pace,
+ * at least BFQ_WR_BULK_MIN_TURNS. The lab's model start-up (15 MiB of
+ * libraries after its small files) on a 31 MB/s disk, whose autotuned
+ * max_budget is 8322 sectors, fills at most 7 turns at the device's pace
+ * in its 10 s raising: it keeps it (with 3 it lost it after 2.2 s).
+ */
+static void bfq_wr_bulk_turns_table(struct kunit *test)
+{
+	static const struct {
+		u64 dur_ms;
+		unsigned int timeout_ms, turns;
+	} cases[] = {
+		{ 10000, 125, 40 },	/* a measured 31 MB/s disk */
+		{ 5368, 125, 21 },	/* a disk not measured yet */
+		{ 3000, 125, 12 },	/* flash not measured yet */
+		{ 1000, 125, 4 },	/* the shortest raising */
+		{ 1000, 500, 3 },	/* long turns: the minimum */
+		{ 10000, 0, 3 },	/* no timeout: the minimum */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+			bfq_wr_bulk_turns(cases[i].dur_ms * NSEC_PER_MSEC,
+					  cases[i].timeout_ms),
+			cases[i].turns, "case %u", i);
+	KUNIT_EXPECT_GT(test, bfq_wr_bulk_turns(10000 * NSEC_PER_MSEC, 125),
+			(15U << 11) / (8322 / 2));
 }
 
 /* ---- bursts -------------------------------------------------------- */
@@ -799,6 +832,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_softrt_batches_steps),
 	KUNIT_CASE(bfq_wr_preempts_cases),
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
+	KUNIT_CASE(bfq_wr_bulk_turns_table),
 	KUNIT_CASE_PARAM(bfq_wr_burst_birth_table, bfq_burst_gen_params),
 	KUNIT_CASE(bfq_wr_burst_size_bound),
 	KUNIT_CASE(bfq_wr_queue_burst_lifecycle),

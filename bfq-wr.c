@@ -20,16 +20,22 @@
  *    rate is measured, a typical disk's or SSD's by the device's kind.
  *    With that share the start-up takes about as long as on an idle
  *    device, whatever the background.
- * 2. Bulk queues lose it. A raised queue that, BFQ_WR_BULK_TURNS times,
- *    ends a turn because it used its whole budget or its whole turn, having
- *    moved at least half of max_budget in it, transfers at the device's
- *    pace like a bulk reader or writer: its raising ends at once, so that
- *    it cannot take the device from the others for seconds
- *    (bfq_wr_greedy_turns()). An application starting also fills turns,
- *    but with small scattered reads and pauses: its turns time out with
- *    little moved, or end on small budgets, and do not count. A bulk
- *    reader of random blocks moves as little; its raising ends with its
- *    duration.
+ * 2. Bulk queues lose it. A turn that ends because its queue used its
+ *    whole budget or its whole turn, having moved at least half of
+ *    max_budget, went at the device's pace (bfq_wr_greedy_turns()). A
+ *    raised queue whose such turns could fill a quarter of its raising
+ *    (bfq_wr_bulk_turns(): the raising's duration over twice
+ *    timeout_sync, at least BFQ_WR_BULK_MIN_TURNS) transfers like a bulk
+ *    reader or writer: its raising ends at once, so that it does not
+ *    take the device from the others for the rest of it. A quarter of
+ *    the raising is at most a quarter of the reference load (rule 1),
+ *    128 MiB (78 MiB on a 31 MB/s disk, whose raising the 10 s bound
+ *    cuts), more than a large application reads in bulk: an application also reads its libraries at the device's pace,
+ *    15 MiB for a terminal, and three such turns, half a second on a
+ *    31 MB/s disk, took a terminal's raising away in the middle of its
+ *    start-up. Its small scattered reads with pauses move little per
+ *    turn and do not count. A bulk reader of random blocks moves as
+ *    little; its raising ends with its duration.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_wr_softrt_next_start_ns(): the sectors
@@ -209,10 +215,10 @@
  */
 #define BFQ_WR_UNKNOWN_DISK_SECTORS_PER_SEC	195312
 /*
- * Rule 2: an application loading a large file may fill a large turn or
- * two; a third in one raising is a bulk transfer.
+ * Rule 2: even with the shortest raising, an application loading a large
+ * file may fill a large turn or two; a third is a bulk transfer.
  */
-#define BFQ_WR_BULK_TURNS		3
+#define BFQ_WR_BULK_MIN_TURNS		3
 
 /*
  * Rule 9: an application between two reads computes for a few ms (under
@@ -353,9 +359,23 @@ bool bfq_wr_coeff_preempts(unsigned int new_coeff,
 }
 
 /*
+ * Rule 2: the greedy turns that end a raising of @dur_ns with turns of
+ * @timeout_ms: enough to fill a quarter of it at the device's pace.
+ */
+unsigned int bfq_wr_bulk_turns(u64 dur_ns, unsigned int timeout_ms)
+{
+	u64 turns;
+
+	if (!timeout_ms)
+		return BFQ_WR_BULK_MIN_TURNS;
+	turns = div64_u64(dur_ns, 2ULL * timeout_ms * NSEC_PER_MSEC);
+	return max_t(u64, turns, BFQ_WR_BULK_MIN_TURNS);
+}
+
+/*
  * Rule 2: the count of greedy turns after a raised turn that ended for
  * @why having served @served sectors, max_budget being @max_budget; the
- * raising ends when it reaches BFQ_WR_BULK_TURNS.
+ * raising ends when it reaches bfq_wr_bulk_turns().
  */
 unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why,
@@ -727,7 +747,9 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	wr->greedy_turns = bfq_wr_greedy_turns(wr->greedy_turns, why, served,
 					       max_budget);
-	if (wr->greedy_turns >= BFQ_WR_BULK_TURNS)
+	if (wr->greedy_turns >=
+	    bfq_wr_bulk_turns(wr->dur_ns,
+			      READ_ONCE(bfqd->tun.timeout_sync_ms)))
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BULK, now_ns);
 	else
 		bfq_wr_check_end(bfqd, bfqq, now_ns);
