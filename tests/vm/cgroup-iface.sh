@@ -151,7 +151,9 @@ else
 fi
 
 # ---- cgroup v2 ----
-if ! grep -q "^cgroup2 $CG2 " /proc/mounts; then
+# By type: lib.sh's cg2_io (an earlier test of the boot) mounts it as
+# "none"; a second mount on it fails with EBUSY on 7.x.
+if ! grep -q " $CG2 cgroup2 " /proc/mounts; then
 	mount -t cgroup2 none "$CG2" || die "cannot mount cgroup2"
 	mounted_cg2=1
 fi
