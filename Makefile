@@ -8,8 +8,10 @@
 # A user reads the second half:
 #   make                     bfq.ko for the running kernel if its headers are
 #                            installed, else for Debian's 6.1
-#   make KVER=6.1|6.12|latest build/<KVER>/bfq.ko against the cached Debian
-#                            kernel (latest: trixie-backports' newest)
+#   make KVER=6.1|6.12|trixie|latest build/<KVER>/bfq.ko against the cached
+#                            Debian kernel (6.12: bookworm-backports',
+#                            trixie: Debian 13's 6.12, latest:
+#                            trixie-backports' newest)
 #   make KDIR=<kernel tree>  build/custom/bfq.ko against any prepared tree
 #   make check               the test tier: every build, check, KUnit and
 #                            functional VM test, the debug kernel (CI)
@@ -43,10 +45,13 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BFQ_CACHE ?= /var/cache/bfq-lab
 SRCS := $(wildcard $(TOP)/bfq-*.c $(TOP)/bfq-*.h) $(TOP)/Makefile $(TOP)/Kconfig
 
-# The cache folder of a kernel series X.Y: 6.1 and 6.12 have their own; a
-# 7.x kernel's is "latest" (the newest kernel of Debian trixie-backports),
-# whose series the fetch rule checks against the kernel's.
-cache_series = $(if $(filter 7.%,$(1)),latest,$(1))
+# The cache folder of a kernel, from its release ($(1), e.g. 6.12.117+deb13-amd64):
+# 6.1 and bookworm-backports' 6.12 have their own; Debian 13's 6.12 is
+# "trixie" (its block layer took stable changes bookworm-backports' has
+# not: blkg_policy_data grew an rcu_head in 6.12.117); a 7.x kernel's is
+# "latest" (the newest kernel of Debian trixie-backports), whose series
+# the fetch rule checks against the kernel's.
+cache_series = $(if $(filter 7.%,$(1)),latest,$(if $(and $(filter 6.12.%,$(1)),$(findstring +deb13,$(1))),trixie,$(shell echo $(1) | cut -d. -f1,2)))
 
 ifneq ($(KDIR),)
 KVER ?= custom
@@ -56,8 +61,9 @@ KVER ?= custom
 ifneq ($(wildcard $(KDIR)/block/blk.h),)
 BLOCK_SRC ?= $(abspath $(KDIR))/block
 else
-TARGET_SERIES := $(shell cut -d. -f1,2 $(KDIR)/include/config/kernel.release 2>/dev/null)
-SERIES := $(call cache_series,$(TARGET_SERIES))
+TARGET_RELEASE := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+TARGET_SERIES := $(shell echo $(TARGET_RELEASE) | cut -d. -f1,2)
+SERIES := $(call cache_series,$(TARGET_RELEASE))
 BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
 endif
 else
@@ -68,7 +74,7 @@ ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
 KVER := running
 KDIR := /lib/modules/$(shell uname -r)/build
 TARGET_SERIES := $(shell uname -r | cut -d. -f1,2)
-SERIES := $(call cache_series,$(TARGET_SERIES))
+SERIES := $(call cache_series,$(shell uname -r))
 BLOCK_SRC ?= $(BFQ_CACHE)/$(SERIES)/linux/block
 else
 KVER := 6.1
@@ -159,7 +165,8 @@ help:
 	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
 	@echo '  make clean               remove build/'
 	@echo 'Variables:'
-	@echo '  KVER=6.1|6.12|latest the Debian kernel series (latest: the newest of'
+	@echo '  KVER=6.1|6.12|trixie|latest the Debian kernel (6.12: bookworm-backports'"'"','
+	@echo '                  trixie: Debian 13'"'"'s 6.12, latest: the newest of'
 	@echo '                  trixie-backports, 7.3 at the time of writing)'
 	@echo '  KDIR=<tree>     a prepared kernel tree or headers (KVER becomes "custom")'
 	@echo '  W=1 C=2         kbuild'"'"'s extra warnings and sparse'
@@ -188,7 +195,7 @@ help:
 SERIES ?= $(KVER)
 
 fetch:
-	@case "$(SERIES)" in 6.1|6.12|latest) $(TOP)/scripts/fetch-kernel.sh $(SERIES);; esac
+	@case "$(SERIES)" in 6.1|6.12|trixie|latest) $(TOP)/scripts/fetch-kernel.sh $(SERIES);; esac
 ifneq ($(TARGET_SERIES),)
 	@if [ "$(SERIES)" = latest ] && [ "$(origin BLOCK_SRC)" = file ] && \
 	    [ "$$(cut -d. -f1,2 $(BFQ_CACHE)/latest/release)" != "$(TARGET_SERIES)" ]; then \

@@ -1,8 +1,8 @@
 #!/bin/bash
 # fetch-kernel.sh KVER: put one Debian kernel series (6.1 from bookworm, 6.12
-# from bookworm-backports, "latest": the newest kernel of trixie-backports,
-# 7.3 at the time of writing) into the cache without installing it on the
-# host:
+# from bookworm-backports, "trixie": Debian 13's own 6.12, "latest": the
+# newest kernel of trixie-backports, 7.3 at the time of writing) into the
+# cache without installing it on the host:
 #   $BFQ_CACHE/KVER/root/      dpkg -x of image, headers, kbuild packages
 #   $BFQ_CACHE/KVER/kdir       -> the prepared headers tree (make KDIR=)
 #   $BFQ_CACHE/KVER/vmlinuz    the kernel the VM lab boots
@@ -13,13 +13,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-KVER=${1:?usage: fetch-kernel.sh 6.1|6.12|latest}
+KVER=${1:?usage: fetch-kernel.sh 6.1|6.12|trixie|latest}
 dir=$(kver_dir "$KVER")
 [ -f "$dir/.fetched" ] && exit 0
 "$BFQ_TOP/scripts/deps.sh"
 mkdir -p "$dir/debs"
 
-# A private source list (6.12, latest): the host's apt configuration is
+# A private source list (6.12, trixie, latest): the host's apt configuration is
 # left untouched. Each has its own lists, so that bookworm-backports and
 # trixie's packages never mix.
 apt_opts=()
@@ -41,14 +41,15 @@ SRC
 }
 case "$KVER" in
 6.12)   private_source "$BFQ_CACHE/apt" bookworm-backports ;;
-latest) private_source "$BFQ_CACHE/apt-trixie" "trixie-backports trixie" ;;
+trixie|latest) private_source "$BFQ_CACHE/apt-trixie" "trixie-backports trixie" ;;
 esac
 
-# The newest ABI of the series, e.g. 6.1.0-56-amd64, 6.12.48+deb12-amd64 or
-# (latest) 7.3.4+deb13-amd64.
+# The newest ABI of the series, e.g. 6.1.0-56-amd64, 6.12.48+deb12-amd64,
+# (trixie) 6.12.117+deb13-amd64 or (latest) 7.3.4+deb13-amd64.
 case "$KVER" in
 6.1)    re='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
 6.12)   re='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
+trixie) re='^linux-image-6\.12\.[0-9]+\+deb13-amd64-unsigned$' ;;
 latest) re='^linux-image-[0-9]+\.[0-9]+\.[0-9]+\+deb13-amd64(-unsigned)?$' ;;
 esac
 image=$(apt-cache "${apt_opts[@]}" search --names-only "$re" |
@@ -82,23 +83,28 @@ mkdir -p "$dir/root"
 for deb in "$dir"/debs/*.deb; do
 	dpkg -x "$deb" "$dir/root"
 done
-# From 7.0 on Debian's packages have no /boot and no /lib: the modules,
-# the image (vmlinuz or vmlinuz.unsigned), config and System.map are in
-# /usr/lib/modules/<release>/. Links give the cache the older layout the
-# other scripts read (root/lib/modules/, root/boot/vmlinuz-<release>, ...).
+# Debian 13's packages have no /lib (merged /usr): the modules are in
+# /usr/lib/modules/<release>/. From 7.0 on they have no /boot either: the
+# image (vmlinuz or vmlinuz.unsigned), config and System.map are there
+# too. Links give the cache the older layout the other scripts read
+# (root/lib/modules/, root/boot/vmlinuz-<release>, ...), for the files
+# the packages did not put in /boot.
 if [ ! -d "$dir/root/lib/modules" ] && [ -d "$dir/root/usr/lib/modules" ]; then
 	ln -sfn usr/lib "$dir/root/lib"
 	release=$(ls "$dir/root/usr/lib/modules" | head -1)
 	mkdir -p "$dir/root/boot"
 	m=../usr/lib/modules/$release
+	b=$dir/root/boot
 	for f in vmlinuz.unsigned vmlinuz; do
+		[ ! -e "$b/vmlinuz-$release" ] || break
 		if [ -f "$dir/root/usr/lib/modules/$release/$f" ]; then
-			ln -sfn "$m/$f" "$dir/root/boot/vmlinuz-$release"
+			ln -sfn "$m/$f" "$b/vmlinuz-$release"
 			break
 		fi
 	done
-	ln -sfn "$m/config" "$dir/root/boot/config-$release"
-	ln -sfn "$m/System.map" "$dir/root/boot/System.map-$release"
+	[ -e "$b/config-$release" ] || ln -sfn "$m/config" "$b/config-$release"
+	[ -e "$b/System.map-$release" ] ||
+		ln -sfn "$m/System.map" "$b/System.map-$release"
 fi
 release=$(ls "$dir/root/lib/modules/" | head -1)
 [ -e "$dir/root/boot/vmlinuz-$release" ] || die "no kernel image for $release in the packages"

@@ -11,8 +11,8 @@ log() { echo "== $*" >&2; }
 # "latest", the newest kernel of Debian trixie-backports.
 kver_dir() {
 	case "$1" in
-	6.1|6.12|latest) echo "$BFQ_CACHE/$1" ;;
-	*) die "unknown KVER '$1' (6.1, 6.12 or latest)" ;;
+	6.1|6.12|trixie|latest) echo "$BFQ_CACHE/$1" ;;
+	*) die "unknown KVER '$1' (6.1, 6.12, trixie or latest)" ;;
 	esac
 }
 
