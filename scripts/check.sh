@@ -10,7 +10,9 @@
 #                        every file is compiled and checked again); FAIL on a
 #                        failed build or any compiler, sparse or modpost
 #                        warning; the build's layout check
-#                        (scripts/layout-check.sh) must pass
+#                        (scripts/layout-check.sh) must pass. The kernels of
+#                        CHECK_BUILD_KVERS (default trixie: Debian 13's
+#                        6.12) are fetched and built, nothing more
 #   intree/KVER          block/bfq.ko built in a kernel tree, Debian's config
 #   checkpatch/<file>    6.12's checkpatch.pl --strict, once
 #   build/layout-mismatch/KVER  tests/build/layout-mismatch.sh: a build with
@@ -77,6 +79,7 @@
 # Environment: CHECK_KVERS (default "6.1 6.12 latest"), CHECK_DEBUG_KVERS
 # (default 6.1), CHECK_KUNIT_KVERS (kunit.py's series, default latest),
 # CHECK_FULL_KVERS (the series that runs every functional test, 6.12),
+# CHECK_BUILD_KVERS (trixie),
 # CHECK_API_TESTS, CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
 # CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop
 # cgroup-writeback core-share"),
@@ -92,6 +95,9 @@ KVERS=${CHECK_KVERS:-6.1 6.12 latest}
 check_stress=sched-switch,dev-remove,cgroup,interleave,tunables,merge
 DEBUG_KVERS=${CHECK_DEBUG_KVERS-6.1}
 KUNIT_KVERS=${CHECK_KUNIT_KVERS-latest}
+# The kernels only built (W=1 C=2 and the layout check against their BTF):
+# Debian 13's 6.12, whose block layer differs from bookworm-backports'.
+BUILD_KVERS=${CHECK_BUILD_KVERS-trixie}
 # The series whose boot runs every functional test.
 FULL_KVERS=${CHECK_FULL_KVERS-6.12}
 # The tests of the interfaces the module meets in the kernel, which the
@@ -272,13 +278,13 @@ total_start=$SECONDS
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
 cpu0=$(cpu_ticks)
 step deps - scripts/deps.sh
-for k in $KVERS; do
+for k in $KVERS $BUILD_KVERS; do
 	# Its own step only to time it: the cold download and unpack.
 	step "fetch/$k" - make KVER="$k" fetch &
 done
 wait
 lanes=${CHECK_LANES:-3}
-for k in $KVERS; do
+for k in $KVERS $BUILD_KVERS; do
 	step "build/$k" "build/$k/results/build.txt" build_kver "$k"
 done
 # The guests start now; the in-tree builds, checkpatch, the layout check's
