@@ -124,6 +124,7 @@ struct bfq_wr_queue {
 	unsigned int coeff;		/* weight multiplier; 1: not raised */
 	u64 start_ns, dur_ns;		/* the current raising */
 	unsigned int greedy_turns;	/* raised turns at the device's pace */
+	bool aside;			/* rule 10: unraised weight for now */
 	struct list_head raised_node;
 
 	bool seen_busy;			/* backlogged at least once */
@@ -642,6 +643,8 @@ unsigned int bfq_wr_greedy_turns(unsigned int turns,
 				 enum bfq_expire_reason why,
 				 unsigned int served, unsigned int max_budget);
 unsigned int bfq_wr_bulk_turns(u64 dur_ns, unsigned int timeout_ms);
+bool bfq_wr_aside(const struct bfq_wr_queue *wr, u64 latest_from_ns,
+		  bool latest_reads);
 enum bfq_burst_step bfq_wr_burst_birth(struct bfq_burst *b, u64 now_ns);
 
 void bfq_wr_init(struct bfq_data *bfqd);
@@ -803,10 +806,20 @@ static inline void bfq_merge_bio_queued(struct bfq_queue *bfqq)
 	bfqq->merge.bios_queued++;
 }
 
+/*
+ * The raising's factor in effect: 1 while an earlier start-up's queue
+ * steps aside for the latest one (bfq-wr.c rule 10).
+ */
+static inline unsigned int bfq_wr_coeff(const struct bfq_queue *bfqq)
+{
+	return bfqq->wr.aside ? 1 : bfqq->wr.coeff;
+}
+
 /* The weight the service layer sees: the ioprio's, times any raising. */
 static inline unsigned int bfq_queue_weight(const struct bfq_queue *bfqq)
 {
-	return bfq_entity_ioprio_weight(bfqq->ioprio_level) * bfqq->wr.coeff;
+	return bfq_entity_ioprio_weight(bfqq->ioprio_level) *
+	       bfq_wr_coeff(bfqq);
 }
 
 /* Hand the queue's class and weight to the service layer (next turn on). */

@@ -324,6 +324,54 @@ static void bfq_wr_bulk_turns_table(struct kunit *test)
 			(15U << 11) / (8322 / 2));
 }
 
+/*
+ * Rule 10: an interactive raising begun before the latest start-up steps
+ * aside while that start-up reads; its weight is then unraised, and its
+ * turn no longer keeps a raised arrival from preempting it.
+ */
+static void bfq_wr_aside_table(struct kunit *test)
+{
+	const u64 s = NSEC_PER_SEC, from = 10 * NSEC_PER_SEC;
+	static const struct {
+		enum bfq_wr_kind kind;
+		unsigned int coeff;
+		u64 start_s;
+		bool reads, aside;
+	} cases[] = {
+		{ BFQ_WR_INTERACTIVE, BFQ_WR_COEFF, 6, true, true },
+		{ BFQ_WR_INTERACTIVE, BFQ_WR_COEFF, 6, false, false },
+		{ BFQ_WR_INTERACTIVE, BFQ_WR_COEFF, 10, true, false },
+		{ BFQ_WR_INTERACTIVE, BFQ_WR_COEFF, 11, true, false },
+		{ BFQ_WR_SOFT_RT, BFQ_WR_SOFTRT_COEFF, 6, true, false },
+		{ BFQ_WR_NONE, 1, 6, true, false },
+	};
+	struct bfq_queue q = {};
+	unsigned int i, base;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct bfq_wr_queue wr = {
+			.kind = cases[i].kind,
+			.coeff = cases[i].coeff,
+			.start_ns = cases[i].start_s * s,
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    bfq_wr_aside(&wr, from, cases[i].reads),
+				    cases[i].aside, "case %u", i);
+	}
+	q.ioprio_level = 4;
+	q.wr.coeff = BFQ_WR_COEFF;
+	base = bfq_entity_ioprio_weight(4);
+	KUNIT_EXPECT_EQ(test, bfq_queue_weight(&q), base * BFQ_WR_COEFF);
+	q.wr.aside = true;
+	KUNIT_EXPECT_EQ(test, bfq_queue_weight(&q), base);
+	KUNIT_EXPECT_TRUE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF,
+						      bfq_wr_coeff(&q), true));
+	q.wr.aside = false;
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF,
+						       bfq_wr_coeff(&q), true));
+}
+
 /* ---- bursts -------------------------------------------------------- */
 
 #define BFQ_BURST_STEPS_MAX	16
@@ -833,6 +881,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_preempts_cases),
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
 	KUNIT_CASE(bfq_wr_bulk_turns_table),
+	KUNIT_CASE(bfq_wr_aside_table),
 	KUNIT_CASE_PARAM(bfq_wr_burst_birth_table, bfq_burst_gen_params),
 	KUNIT_CASE(bfq_wr_burst_size_bound),
 	KUNIT_CASE(bfq_wr_queue_burst_lifecycle),

@@ -138,11 +138,18 @@
  *    turn, so rule 2 never ends its raising, and it keeps it for its
  *    whole duration, seconds on a disk. So the interactive raisings
  *    begun within BFQ_WR_TOGETHER_MS of the latest one are the latest
- *    start-up (bfq_wr_of_latest_startup()); raised queues of earlier
- *    start-ups keep their weight, but not the protection of rules 5 and
- *    9 against it: the latest's idling does not yield to them, and while
- *    it reads their requests wait for the device to empty like any
- *    other's. Their seeky turns pay for device time (rule 3 of
+ *    start-up (bfq_wr_of_latest_startup()). Raised queues of earlier
+ *    start-ups step aside while it reads (bfq_wr_aside(): it has
+ *    requests queued or in the device, or had I/O in the last
+ *    BFQ_WR_APP_GAP_MS): their weight is unraised from their next turn
+ *    on, so that five readers raised when they started seconds before do
+ *    not take five sixths of the device from it, and a raised arrival
+ *    preempts their turns as it does an unraised queue's (rule 7). At the
+ *    first turn of theirs that ends after it stopped reading they get
+ *    their raised weight back for what is left of their raising. Nor do
+ *    they keep the protection of rules 5 and 9 against it: the latest's
+ *    idling does not yield to them, and while it reads their requests
+ *    wait for the device to empty like any other's. Their seeky turns pay for device time (rule 3 of
  *    bfq-budget.c): charged 8 sectors for a read that holds a disk for a
  *    seek, five raised random readers got a turn each between any two
  *    of the latest application's. Once it stops reading
@@ -373,6 +380,18 @@ unsigned int bfq_wr_bulk_turns(u64 dur_ns, unsigned int timeout_ms)
 }
 
 /*
+ * Rule 10: whether the raised queue of @wr steps aside (its weight
+ * unraised) for the latest start-up, whose raisings began at
+ * @latest_from_ns or later; @latest_reads: that start-up is reading.
+ */
+bool bfq_wr_aside(const struct bfq_wr_queue *wr, u64 latest_from_ns,
+		  bool latest_reads)
+{
+	return latest_reads && wr->kind == BFQ_WR_INTERACTIVE &&
+	       wr->coeff > 1 && wr->start_ns < latest_from_ns;
+}
+
+/*
  * Rule 2: the count of greedy turns after a raised turn that ended for
  * @why having served @served sectors, max_budget being @max_budget; the
  * raising ends when it reaches bfq_wr_bulk_turns().
@@ -438,6 +457,49 @@ void bfq_wr_queue_init(struct bfq_queue *bfqq)
 	INIT_LIST_HEAD(&bfqq->wr.burst_node);
 }
 
+/* Rule 10: @bfqq's weight unraised (@aside) or raised from its next turn. */
+static void bfq_wr_set_aside(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     bool aside)
+{
+	if (bfqq->wr.aside == aside)
+		return;
+	bfqq->wr.aside = aside;
+	bfq_queue_apply_weight(bfqq);
+	bfq_log(bfqd, bfqq, "wr %s", aside ? "aside" : "back");
+}
+
+/*
+ * Rule 10: whether the latest start-up is reading at @now_ns: one of its
+ * queues has requests queued or in the device, or had an arrival or a
+ * completion within BFQ_WR_APP_GAP_MS.
+ */
+static bool bfq_wr_latest_reads(struct bfq_data *bfqd, u64 now_ns)
+{
+	struct bfq_queue *bfqq;
+
+	if (bfqd->wr.app_io_ns &&
+	    now_ns - bfqd->wr.app_io_ns < (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC)
+		return true;
+	list_for_each_entry(bfqq, &bfqd->wr.raised, wr.raised_node)
+		if (bfq_wr_of_latest_startup(bfqd, bfqq) &&
+		    (bfqq->nr_queued || bfqq->nr_in_driver))
+			return true;
+	return false;
+}
+
+/* Rule 10: a new start-up, @latest; the earlier ones' queues step aside. */
+static void bfq_wr_put_aside(struct bfq_data *bfqd, struct bfq_queue *latest)
+{
+	struct bfq_queue *bfqq;
+
+	list_for_each_entry(bfqq, &bfqd->wr.raised, wr.raised_node)
+		if (bfqq != latest)
+			bfq_wr_set_aside(bfqd, bfqq,
+					 bfq_wr_aside(&bfqq->wr,
+						      bfqd->wr.latest_from_ns,
+						      true));
+}
+
 static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			 enum bfq_wr_kind kind, u64 now_ns)
 {
@@ -456,6 +518,7 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->kind = kind;
 	wr->start_ns = now_ns;
 	wr->greedy_turns = 0;
+	wr->aside = false;
 	if (kind == BFQ_WR_SOFT_RT) {
 		wr->coeff = BFQ_WR_SOFTRT_COEFF;
 		wr->dur_ns = (u64)BFQ_WR_SOFTRT_DURATION_MS * NSEC_PER_MSEC;
@@ -465,7 +528,10 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 		wr->coeff = BFQ_WR_COEFF;
 		wr->dur_ns = bfq_wr_duration_ns(peak);
-		bfqd->wr.latest_from_ns = max(bfqd->wr.latest_from_ns, from);
+		if (from > bfqd->wr.latest_from_ns) {
+			bfqd->wr.latest_from_ns = from;
+			bfq_wr_put_aside(bfqd, bfqq);
+		}
 	}
 	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_start(bfq_dev(bfqd), bfqq->pid, kind == BFQ_WR_SOFT_RT,
@@ -490,6 +556,7 @@ static void bfq_wr_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqd->wr.nr_raised--;
 	wr->coeff = 1;
 	wr->kind = BFQ_WR_NONE;
+	wr->aside = false;
 	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_end(bfq_dev(bfqd), bfqq->pid, why, raised_ms);
 	bfq_log(bfqd, bfqq, "wr end reason=%d after=%llums", why, raised_ms);
@@ -588,6 +655,7 @@ static void bfq_wr_resume(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->start_ns = start_ns;
 	wr->dur_ns = dur_ns;
 	wr->greedy_turns = 0;
+	wr->aside = false;
 	bfq_queue_apply_weight(bfqq);
 }
 
@@ -753,6 +821,10 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_BULK, now_ns);
 	else
 		bfq_wr_check_end(bfqd, bfqq, now_ns);
+	if (wr->coeff > 1)
+		bfq_wr_set_aside(bfqd, bfqq,
+				 bfq_wr_aside(wr, bfqd->wr.latest_from_ns,
+					      bfq_wr_latest_reads(bfqd, now_ns)));
 }
 
 /* Rule 6: low_latency was written 0. Called from the sysfs store. */
@@ -885,7 +957,7 @@ bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			   const struct bfq_queue *cur)
 {
 	return bfq_wr_enabled(bfqd) &&
-	       bfq_wr_coeff_preempts(bfqq->wr.coeff, cur->wr.coeff,
+	       bfq_wr_coeff_preempts(bfq_wr_coeff(bfqq), bfq_wr_coeff(cur),
 				     bfqq->ioprio_class == cur->ioprio_class);
 }
 
