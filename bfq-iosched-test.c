@@ -105,8 +105,8 @@ static void bfq_seeky_charge_table(struct kunit *test)
 	/* Both raised as rule 1 raises them, @bfqq first. */
 	bfqq->wr.idle = true;
 	app->wr.idle = true;
-	bfq_wr_backlogged(bfqd, bfqq, then_ns, then_ns);
-	bfq_wr_backlogged(bfqd, app, now_ns, now_ns);
+	bfq_wr_backlogged(bfqd, bfqq, then_ns, then_ns, true);
+	bfq_wr_backlogged(bfqd, app, now_ns, now_ns, true);
 	bfqq->wr.kind = c->kind;
 	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 :
 			 c->kind == BFQ_WR_SOFT_RT ? 90 : 30;

@@ -656,11 +656,12 @@ void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	bfq_expire(bfqd, BFQ_EXP_EMPTY, ktime_get_ns());
 }
 
-/* @bfqq, empty, got a request: a busy period begins (bfq-wr.c). */
+/* @bfqq, empty, got @rq: a busy period begins (bfq-wr.c). */
 static void bfq_queue_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-				 u64 now_ns, u64 asked_ns)
+				 struct request *rq, u64 now_ns, u64 asked_ns)
 {
-	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns);
+	bfq_wr_backlogged(bfqd, bfqq, now_ns, asked_ns,
+			  rq_data_dir(rq) == READ);
 	bfq_wr_raised_io(bfqd, bfqq, now_ns);
 }
 
@@ -722,7 +723,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		/* What we idled for has come. */
 		bfq_idle_stop(bfqd);
 		if (resumed)
-			bfq_queue_backlogged(bfqd, bfqq, now_ns, asked_ns);
+			bfq_queue_backlogged(bfqd, bfqq, rq, now_ns, asked_ns);
 		return;
 	}
 	/* This request took the last tag: what we idle for cannot come. */
@@ -735,7 +736,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	if (!bfqq->entity.budget_sectors || !bfqq->sync)
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
-	bfq_queue_backlogged(bfqd, bfqq, now_ns, asked_ns);
+	bfq_queue_backlogged(bfqd, bfqq, rq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqq->entity);
 	else

@@ -653,7 +653,7 @@ void bfq_wr_queue_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns);
 void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns, u64 asked_ns);
+		       u64 now_ns, u64 asked_ns, bool read);
 void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors);
 void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns);

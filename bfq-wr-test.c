@@ -489,7 +489,7 @@ static void bfq_wr_queue_burst_lifecycle(struct kunit *test)
 	spin_lock_irq(&d.bfqd->lock);
 	for (i = 0; i < BFQ_WR_TEST_QUEUES; i++, now += MS(1)) {
 		bfq_wr_queue_born(d.bfqd, d.q[i], now);
-		bfq_wr_backlogged(d.bfqd, d.q[i], now, now);
+		bfq_wr_backlogged(d.bfqd, d.q[i], now, now, true);
 		if (i == BFQ_BURST_LARGE_SIZE - 2) {
 			KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, i + 1U);
 			KUNIT_EXPECT_EQ(test, d.q[i]->entity.weight,
@@ -558,9 +558,9 @@ static void bfq_wr_queue_exit_unlinks(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	spin_lock_irq(&d.bfqd->lock);
 	bfq_wr_queue_born(d.bfqd, d.q[0], MS(1000));
-	bfq_wr_backlogged(d.bfqd, d.q[0], MS(1000), MS(1000));
+	bfq_wr_backlogged(d.bfqd, d.q[0], MS(1000), MS(1000), true);
 	bfq_wr_queue_born(d.bfqd, d.q[1], MS(1001));
-	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1001), MS(1001));
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1001), MS(1001), true);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
 	bfq_wr_queue_exit(d.bfqd, d.q[0]);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 1U);
@@ -590,8 +590,8 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
 	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000));
-	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1000), MS(1000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000), true);
+	bfq_wr_backlogged(d.bfqd, d.q[1], MS(1000), MS(1000), true);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 2U);
 	d.bfqd->tun.low_latency = 0;
 	bfq_wr_end_all(d.bfqd);
@@ -599,13 +599,13 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqq->entity.weight, 40U);
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = MS(1000);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(9000), MS(9000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(9000), MS(9000), true);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 
 	d.bfqd->tun.low_latency = 1;
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = MS(9000);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000), MS(20000));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(20000), MS(20000), true);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
 	/* No rate measured: a 100 MB/s disk's or an SSD's, by the queue. */
 	dur = bfqq->wr.dur_ns;
@@ -620,27 +620,76 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
 }
 
 /*
- * Three turns at the device's pace end an interactive raising; other
- * turns do not.
+ * Turns at the device's pace worth a quarter of the raising end an
+ * interactive raising (rule 2); other turns do not.
  */
 static void bfq_wr_queue_bulk_ends(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
 	struct bfq_queue *bfqq;
+	unsigned int i, n;
+	u64 t = MS(1001);
 
 	bfq_wr_test_dev_init(test, &d);
 	bfqq = d.q[0];
+	d.bfqd->tun.timeout_sync_ms = 125;
 	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, 4096, 4096,
-		       MS(1001));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 8, 4096, MS(1002));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 4096, 4096, MS(1003));
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 4096, 4096, MS(1004));
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000), true);
+	n = bfq_wr_bulk_turns(bfqq->wr.dur_ns, 125);
+	KUNIT_EXPECT_GT(test, n, 3U);
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, 4096, 4096, t++);
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 8, 4096, t++);
+	for (i = 0; i + 1 < n; i++)
+		bfq_wr_expired(d.bfqd, bfqq, i % 2 ? BFQ_EXP_BUDGET :
+			       BFQ_EXP_TIMEOUT, 4096, 4096, t++);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
-	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 2048, 4096, MS(1005));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_BUDGET, 2048, 4096, t++);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * Rule 10: a reader raised 2 s before an application starts steps aside,
+ * its weight unraised, while the application reads; a journal's sync
+ * write raised meanwhile starts no new start-up; once the application
+ * stops reading, the reader's next turn end gives its weight back.
+ */
+static void bfq_wr_queue_aside(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *reader, *app, *journal;
+	unsigned int base;
+
+	bfq_wr_test_dev_init(test, &d);
+	reader = d.q[0];
+	app = d.q[1];
+	journal = d.q[2];
+	d.bfqd->tun.timeout_sync_ms = 125;
+	spin_lock_irq(&d.bfqd->lock);
+	base = bfq_entity_ioprio_weight(reader->ioprio_level);
+	bfq_wr_backlogged(d.bfqd, reader, MS(1000), MS(1000), true);
+	KUNIT_EXPECT_EQ(test, bfq_queue_weight(reader), base * BFQ_WR_COEFF);
+	bfq_wr_backlogged(d.bfqd, app, MS(3000), MS(3000), true);
+	app->nr_queued = 1;
+	KUNIT_EXPECT_TRUE(test, reader->wr.aside);
+	KUNIT_EXPECT_FALSE(test, app->wr.aside);
+	KUNIT_EXPECT_EQ(test, bfq_queue_weight(reader), base);
+	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts_queue(d.bfqd, app, reader));
+	bfq_wr_expired(d.bfqd, reader, BFQ_EXP_TIMEOUT, 64, 4096, MS(3300));
+	KUNIT_EXPECT_TRUE(test, reader->wr.aside);
+	app->nr_queued = 0;
+	bfq_wr_expired(d.bfqd, reader, BFQ_EXP_TIMEOUT, 64, 4096, MS(3400));
+	KUNIT_EXPECT_FALSE(test, reader->wr.aside);
+	KUNIT_EXPECT_EQ(test, bfq_queue_weight(reader), base * BFQ_WR_COEFF);
+	app->nr_queued = 1;
+	bfq_wr_backlogged(d.bfqd, journal, MS(4500), MS(4500), false);
+	KUNIT_EXPECT_TRUE(test, bfq_wr_of_latest_startup(d.bfqd, app));
+	KUNIT_EXPECT_FALSE(test, app->wr.aside);
+	app->nr_queued = 0;
+	bfq_wr_queue_exit(d.bfqd, reader);
+	bfq_wr_queue_exit(d.bfqd, app);
+	bfq_wr_queue_exit(d.bfqd, journal);
 	spin_unlock_irq(&d.bfqd->lock);
 }
 
@@ -750,12 +799,12 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 	bfqq->wr.idle_since_ns = now - MS(60000);
 	if (c->kind == BFQ_WR_INTERACTIVE)
 		bfq_wr_backlogged(d.bfqd, bfqq, now - MS(c->earlier_ms + 100),
-				  now - MS(c->earlier_ms + 100));
+				  now - MS(c->earlier_ms + 100), true);
 	bfqq->wr.kind = c->kind;
 	bfqq->wr.coeff = c->kind == BFQ_WR_NONE ? 1 : BFQ_WR_COEFF;
 	app->wr.idle = true;
 	app->wr.idle_since_ns = now - MS(60000);
-	bfq_wr_backlogged(d.bfqd, app, now - MS(100), now - MS(100));
+	bfq_wr_backlogged(d.bfqd, app, now - MS(100), now - MS(100), true);
 	if (c->low_latency)
 		KUNIT_ASSERT_EQ(test, app->wr.kind, BFQ_WR_INTERACTIVE);
 	if (c->app_io)
@@ -857,14 +906,14 @@ static void bfq_wr_queue_asked_time(struct kunit *test)
 	bfqq->wr.idle_since_ns = MS(1000);
 	bfqq->wr.softrt_batches = BFQ_SOFTRT_MIN_BATCHES;
 	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000 + BFQ_WR_MIN_IDLE_MS + 10),
-			  MS(999));
+			  MS(999), true);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.softrt_batches, 0U);
 
 	bfqq->wr.idle = true;
 	bfqq->wr.idle_since_ns = MS(5000);
 	bfq_wr_backlogged(d.bfqd, bfqq, MS(5000 + BFQ_WR_MIN_IDLE_MS + 10),
-			  MS(5000 + BFQ_WR_MIN_IDLE_MS));
+			  MS(5000 + BFQ_WR_MIN_IDLE_MS), true);
 	KUNIT_EXPECT_EQ(test, bfqq->wr.kind, BFQ_WR_INTERACTIVE);
 	spin_unlock_irq(&d.bfqd->lock);
 }
@@ -889,6 +938,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
+	KUNIT_CASE(bfq_wr_queue_aside),
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),

@@ -137,8 +137,10 @@
  *    random from its start on (a database, an indexer) moves little per
  *    turn, so rule 2 never ends its raising, and it keeps it for its
  *    whole duration, seconds on a disk. So the interactive raisings
- *    begun within BFQ_WR_TOGETHER_MS of the latest one are the latest
- *    start-up (bfq_wr_of_latest_startup()). Raised queues of earlier
+ *    begun within BFQ_WR_TOGETHER_MS of the latest one begun by a read
+ *    are the latest start-up (bfq_wr_of_latest_startup()); a raising
+ *    begun by a sync write (a journal's commit every few seconds) starts
+ *    none. Raised queues of earlier
  *    start-ups step aside while it reads (bfq_wr_aside(): it has
  *    requests queued or in the device, or had I/O in the last
  *    BFQ_WR_APP_GAP_MS): their weight is unraised from their next turn
@@ -500,8 +502,14 @@ static void bfq_wr_put_aside(struct bfq_data *bfqd, struct bfq_queue *latest)
 						      true));
 }
 
+/*
+ * @read: the request that raises the queue is a read. Only a read starts
+ * a new start-up (rule 10): an application starting reads its code and
+ * data, while a sync write after a pause (a journal's commit, every few
+ * seconds) is no application the user has just started.
+ */
 static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			 enum bfq_wr_kind kind, u64 now_ns)
+			 enum bfq_wr_kind kind, bool read, u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 	u64 peak = bfqd->rate.nr_samples ? bfqd->rate.peak_sectors_per_sec : 0;
@@ -528,7 +536,7 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 		wr->coeff = BFQ_WR_COEFF;
 		wr->dur_ns = bfq_wr_duration_ns(peak);
-		if (from > bfqd->wr.latest_from_ns) {
+		if (read && from > bfqd->wr.latest_from_ns) {
 			bfqd->wr.latest_from_ns = from;
 			bfq_wr_put_aside(bfqd, bfqq);
 		}
@@ -721,7 +729,7 @@ void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * turn.
  */
 void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns, u64 asked_ns)
+		       u64 now_ns, u64 asked_ns, bool read)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 	bool paused = wr->idle && asked_ns >= wr->idle_since_ns;
@@ -756,7 +764,7 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		wr->busy_sectors = 0;
 	}
 	if (kind != BFQ_WR_NONE)
-		bfq_wr_start(bfqd, bfqq, kind, now_ns);
+		bfq_wr_start(bfqd, bfqq, kind, read, now_ns);
 }
 
 /* Rule 3: @sectors of @bfqq left for the device. */
