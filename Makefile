@@ -92,11 +92,17 @@ KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 # of the kernel's flags that gcc-14 has and gcc-12 lacks
 # (-fmin-function-alignment: kbuild gives the same alignment by
 # -falign-functions, as for any compiler without it). CC=... on the
-# command line overrides this.
+# command line overrides this. DKMS exports the kernel's compiler as CC
+# (from the headers' .kernelvariables), installed or not: a CC from the
+# environment that is not installed falls back the same way.
 KERNEL_CC := $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="*\([^ "]*\) .*/\1/p' \
 	$(KDIR)/include/config/auto.conf 2>/dev/null)
+CC_UNSET := $(filter default,$(origin CC))
+ifeq ($(origin CC),environment)
+CC_UNSET := $(if $(shell command -v $(firstword $(CC)) 2> /dev/null),,missing)
+endif
 ifneq ($(KERNEL_CC),)
-ifeq ($(origin CC),default)
+ifneq ($(CC_UNSET),)
 ifeq ($(shell command -v $(KERNEL_CC) 2> /dev/null),)
 KBUILD_ARGS += CC=gcc CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=
 endif
