@@ -133,7 +133,7 @@ LAYOUT_BTF ?=
 
 .PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
 	checkpatch intree install uninstall demo debug-kernel vmtest-debug debug-tests \
-	stress lab blktests
+	stress lab blktests dkms-vm
 
 all: modules
 
@@ -161,6 +161,10 @@ help:
 	@echo '  make blktests KVER=..    upstream blktests (block loop dm) in a VM, stock bfq'
 	@echo '                           then ours as every test device'"'"'s scheduler; a'
 	@echo '                           table and "N passed, N failed" (long; not in check)'
+	@echo '  make dkms-vm KVER=..     DKMS in a VM on the kernel'"'"'s own image: dkms add,'
+	@echo '                           build, install, modprobe takes ours from updates/,'
+	@echo '                           dkms remove gives the stock bfq back (long; not in'
+	@echo '                           check)'
 	@echo '  make install | uninstall into /lib/modules/<release>/updates/ and depmod'
 	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
 	@echo '  make clean               remove build/'
@@ -188,6 +192,7 @@ help:
 	@echo '                  ($$BFQ_CACHE/blktests/src; none: SKIP)'
 	@echo '  BLKTESTS_GROUPS="a b" blktests: groups or tests (block loop dm)'
 	@echo '  BLKTESTS_IMPL="a b" blktests: the boots (stock ours)'
+	@echo '  DKMS_VM_TIMEOUT=N dkms-vm: the boot'"'"'s limit in seconds (5400)'
 	@echo '  BFQ_CACHE=dir   downloaded and built kernels (/var/cache/bfq-lab)'
 	@echo 'More: README.md, tests/README.md, docs/developing.md.'
 
@@ -289,6 +294,15 @@ BLKTESTS_IMPL ?= stock ours
 blktests: modules
 	BLKTESTS_GROUPS="$(BLKTESTS_GROUPS)" BLKTESTS_IMPL="$(BLKTESTS_IMPL)" \
 		$(TOP)/scripts/blktests.sh $(KVER)
+
+# DKMS on the kernel's own image (tests/dkms/README.md): in a VM booted on
+# the cached Debian kernel, with its modules and headers installed as
+# Debian installs them, dkms add, build and install our committed tree,
+# modprobe bfq takes ours from updates/, dkms remove gives Debian's back;
+# build/KVER/results/dkms.txt. The guest's build under TCG takes minutes:
+# not part of make check.
+dkms-vm: fetch
+	$(TOP)/scripts/dkms-vm.sh $(KVER)
 
 check:
 	$(TOP)/scripts/check.sh
