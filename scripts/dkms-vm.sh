@@ -231,9 +231,11 @@ echo "$pass passed, $fail failed" >> "$res.tmp"
 mv "$res.tmp" "$res"
 cat "$res"
 build_secs=$(sed -n 's/.*DKMS-TIME build \([0-9]*\).*/\1/p' "$logf" | tail -1)
-echo "$(date -u +%FT%TZ) dkms/$KVER: commit $commit, dkms build ${build_secs:-?} s, boot $secs s (vCPUs ${VM_SMP:-2})" \
+# The make command dkms ran, as it echoes it: its -j.
+jobs=$(sed -n "s/^\[build\] 'make' \(-j[0-9]*\) .*/\1/p" "$logf" | head -1)
+echo "$(date -u +%FT%TZ) dkms/$KVER: commit $commit, dkms build ${build_secs:-?} s (make ${jobs:-?}), boot $secs s (vCPUs ${VM_SMP:-2}), host load $(cut -d' ' -f1-3 /proc/loadavg)" \
 	>> "$out/results/dkms-times.txt"
-log "dkms/$KVER: dkms build ${build_secs:-?} s in the guest, the boot $secs s wall; log: $logf"
+log "dkms/$KVER: dkms build ${build_secs:-?} s (make ${jobs:-?}) in the guest, the boot $secs s wall; log: $logf"
 if [ "$fail" -gt 0 ]; then
 	echo "   dkms/$KVER: the guest log's tail:"
 	grep -v 'DKMS-RESULT' "$logf" | tail -n 40 | sed 's/^/   | /'
