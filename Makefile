@@ -98,11 +98,17 @@ KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 # of the kernel's flags that gcc-14 has and gcc-12 lacks
 # (-fmin-function-alignment: kbuild gives the same alignment by
 # -falign-functions, as for any compiler without it). CC=... on the
-# command line overrides this.
+# command line overrides this. DKMS exports the kernel's compiler as CC
+# (from the headers' .kernelvariables), installed or not: a CC from the
+# environment that is not installed falls back the same way.
 KERNEL_CC := $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="*\([^ "]*\) .*/\1/p' \
 	$(KDIR)/include/config/auto.conf 2>/dev/null)
+CC_UNSET := $(filter default,$(origin CC))
+ifeq ($(origin CC),environment)
+CC_UNSET := $(if $(shell command -v $(firstword $(CC)) 2> /dev/null),,missing)
+endif
 ifneq ($(KERNEL_CC),)
-ifeq ($(origin CC),default)
+ifneq ($(CC_UNSET),)
 ifeq ($(shell command -v $(KERNEL_CC) 2> /dev/null),)
 KBUILD_ARGS += CC=gcc CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=
 endif
@@ -133,7 +139,7 @@ LAYOUT_BTF ?=
 
 .PHONY: all modules fetch clean kunit kunit-debug vmtest check bench help \
 	checkpatch intree install uninstall demo debug-kernel vmtest-debug debug-tests \
-	stress lab blktests
+	stress lab blktests dkms-vm
 
 all: modules
 
@@ -161,6 +167,10 @@ help:
 	@echo '  make blktests KVER=..    upstream blktests (block loop dm) in a VM, stock bfq'
 	@echo '                           then ours as every test device'"'"'s scheduler; a'
 	@echo '                           table and "N passed, N failed" (long; not in check)'
+	@echo '  make dkms-vm KVER=..     DKMS in a VM on the kernel'"'"'s own image: dkms add,'
+	@echo '                           build, install, modprobe takes ours from updates/,'
+	@echo '                           dkms remove gives the stock bfq back (long; not in'
+	@echo '                           check)'
 	@echo '  make install | uninstall into /lib/modules/<release>/updates/ and depmod'
 	@echo '  make fetch KVER=..       download and unpack a Debian kernel into the cache'
 	@echo '  make clean               remove build/'
@@ -189,6 +199,7 @@ help:
 	@echo '                  ($$BFQ_CACHE/blktests/src; none: SKIP)'
 	@echo '  BLKTESTS_GROUPS="a b" blktests: groups or tests (block loop dm)'
 	@echo '  BLKTESTS_IMPL="a b" blktests: the boots (stock ours)'
+	@echo '  DKMS_VM_TIMEOUT=N dkms-vm: the boot'"'"'s limit in seconds (5400)'
 	@echo '  BFQ_CACHE=dir   downloaded and built kernels (/var/cache/bfq-lab)'
 	@echo 'More: README.md, tests/README.md, docs/developing.md.'
 
@@ -290,6 +301,15 @@ BLKTESTS_IMPL ?= stock ours
 blktests: modules
 	BLKTESTS_GROUPS="$(BLKTESTS_GROUPS)" BLKTESTS_IMPL="$(BLKTESTS_IMPL)" \
 		$(TOP)/scripts/blktests.sh $(KVER)
+
+# DKMS on the kernel's own image (tests/dkms/README.md): in a VM booted on
+# the cached Debian kernel, with its modules and headers installed as
+# Debian installs them, dkms add, build and install our committed tree,
+# modprobe bfq takes ours from updates/, dkms remove gives Debian's back;
+# build/KVER/results/dkms.txt. The guest's build under TCG takes minutes:
+# not part of make check.
+dkms-vm: fetch
+	$(TOP)/scripts/dkms-vm.sh $(KVER)
 
 check:
 	$(TOP)/scripts/check.sh

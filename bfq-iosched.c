@@ -2016,6 +2016,13 @@ module_exit(bfq_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("BFQ I/O scheduler: budget fair queueing over B-WF2Q+");
+/*
+ * dkms.conf's PACKAGE_VERSION. dkms install compares the versions of the
+ * module it built and of the kernel's own bfq.ko: with none on either side
+ * it takes the two for the same module and installs nothing, leaving
+ * modprobe to load the kernel's.
+ */
+MODULE_VERSION("0.1");
 
 #ifdef CONFIG_BFQ_KUNIT_TEST
 #include "bfq-iosched-test.c"
