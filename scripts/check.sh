@@ -19,6 +19,8 @@
 #                        an altered struct elevator_queue is refused
 #   build/version-floor/KVER  tests/build/version-floor.sh: headers saying
 #                        6.1.190 (6.13.0) stop at bfq-compat.h's #error
+#   build/btf-cache      tests/build/btf-cache.sh: the layout check's BTF
+#                        cache keeps each kernel's apart
 #   lab/6.1/model-host   the lab's disk model checked on the host (its
 #                        experiments are make bench's)
 # The two after the builds, beside the lanes, which run side by side (the
@@ -307,6 +309,10 @@ for k in $KVERS; do
 	step "build/version-floor/$k" "build/$k/results/version-floor.txt" \
 		build tests/build/version-floor.sh "$k"
 done
+# The layout check's BTF cache keeps each kernel's apart (the lanes build
+# several at once).
+step build/btf-cache build/check-btf-cache.txt \
+	build tests/build/btf-cache.sh $KVERS $BUILD_KVERS
 lk=${KVERS%% *}
 step "lab-model/$lk" "build/$lk/results/lab-model.txt" \
 	env LAB_MODEL_ONLY=1 scripts/lab.sh "$lk"

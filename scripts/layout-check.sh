@@ -81,7 +81,7 @@ trap 'rm -rf "$tmp"' EXIT
 # of a vmlinux or of a bzImage's vmlinux, extracted once into the cache);
 # fails if it has none.
 btf_of() {
-	local f=$1 magic cache key out vmlinux old
+	local f=$1 magic cache key name out vmlinux old
 	[ -r "$f" ] || return 1
 	magic=$(od -An -tx1 -N4 "$f" | tr -d ' \n')
 	case "$magic" in
@@ -90,7 +90,10 @@ btf_of() {
 	cache=$BFQ_CACHE/btf
 	mkdir -p "$cache" 2> /dev/null && [ -w "$cache" ] || cache=$tmp
 	key=$(sha256sum "$f" | cut -c1-16)
-	out=$cache/$(basename "$f")-$key.btf
+	# Named after the image's path, not its name alone: the headers of
+	# several kernels call theirs "vmlinux".
+	name=$(basename "$f")-$(readlink -f "$f" | sha256sum | cut -c1-8)
+	out=$cache/$name-$key.btf
 	if [ ! -s "$out" ]; then
 		vmlinux=$f
 		if [ "$magic" != 7f454c46 ]; then	# not ELF: a bzImage
@@ -100,9 +103,9 @@ btf_of() {
 		objcopy -O binary --only-section=.BTF "$vmlinux" "$tmp/btf" 2> /dev/null ||
 			return 1
 		[ "$(od -An -tx1 -N2 "$tmp/btf" | tr -d ' \n')" = 9feb ] || return 1
-		# One BTF kept per image name, the one of its current content;
-		# a build extracting the same at once renames over ours.
-		for old in "$cache/$(basename "$f")"-????????????????.btf; do
+		# One BTF kept per image, the one of its current content; a
+		# build extracting the same at once renames over ours.
+		for old in "$cache/$name"-????????????????.btf; do
 			[ "$old" = "$out" ] || rm -f "$old"
 		done
 		mv "$tmp/btf" "$out"
