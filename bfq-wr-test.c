@@ -315,11 +315,13 @@ static void bfq_wr_bulk_turns_table(struct kunit *test)
 	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		KUNIT_EXPECT_EQ_MSG(test,
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int turns =
 			bfq_wr_bulk_turns(cases[i].dur_ms * NSEC_PER_MSEC,
-					  cases[i].timeout_ms),
-			cases[i].turns, "case %u", i);
+					  cases[i].timeout_ms);
+
+		KUNIT_EXPECT_EQ_MSG(test, turns, cases[i].turns, "case %u", i);
+	}
 	KUNIT_EXPECT_GT(test, bfq_wr_bulk_turns(10000 * NSEC_PER_MSEC, 125),
 			(15U << 11) / (8322 / 2));
 }

@@ -20,22 +20,22 @@
  *    rate is measured, a typical disk's or SSD's by the device's kind.
  *    With that share the start-up takes about as long as on an idle
  *    device, whatever the background.
- * 2. Bulk queues lose it. A turn that ends because its queue used its
- *    whole budget or its whole turn, having moved at least half of
- *    max_budget, went at the device's pace (bfq_wr_greedy_turns()). A
- *    raised queue whose such turns could fill a quarter of its raising
- *    (bfq_wr_bulk_turns(): the raising's duration over twice
- *    timeout_sync, at least BFQ_WR_BULK_MIN_TURNS) transfers like a bulk
- *    reader or writer: its raising ends at once, so that it does not
- *    take the device from the others for the rest of it. A quarter of
- *    the raising is at most a quarter of the reference load (rule 1),
- *    128 MiB (78 MiB on a 31 MB/s disk, whose raising the 10 s bound
- *    cuts), more than a large application reads in bulk: an application also reads its libraries at the device's pace,
- *    15 MiB for a terminal, and three such turns, half a second on a
- *    31 MB/s disk, took a terminal's raising away in the middle of its
- *    start-up. Its small scattered reads with pauses move little per
- *    turn and do not count. A bulk reader of random blocks moves as
- *    little; its raising ends with its duration.
+ * 2. Bulk queues lose it. A turn that ends because its queue used its whole
+ *    budget or its whole turn, having moved at least half of max_budget, went
+ *    at the device's pace (bfq_wr_greedy_turns()). A raised queue whose such
+ *    turns could fill a quarter of its raising (bfq_wr_bulk_turns(): the
+ *    raising's duration over twice timeout_sync, at least
+ *    BFQ_WR_BULK_MIN_TURNS) transfers like a bulk reader or writer: its
+ *    raising ends at once, so that it does not take the device from the
+ *    others for the rest of it. A quarter of the raising is at most a quarter
+ *    of the reference load (rule 1), 128 MiB (78 MiB on a 31 MB/s disk, whose
+ *    raising the 10 s bound cuts), more than a large application reads in
+ *    bulk: an application also reads its libraries at the device's pace, 15
+ *    MiB for a terminal, and three such turns, half a second on a 31 MB/s
+ *    disk, took a terminal's raising away in the middle of its start-up. Its
+ *    small scattered reads with pauses move little per turn and do not count.
+ *    A bulk reader of random blocks moves as little; its raising ends with
+ *    its duration.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_wr_softrt_next_start_ns(): the sectors
@@ -130,34 +130,32 @@
  *    behind one request at most. The others lose the device's internal
  *    parallelism only while an application starts; they keep their
  *    share, served one at a time.
- * 10. The latest start-up first. Two applications started seconds apart
- *    are not alike to the user: the one started last is the one waited
- *    for now, and the earlier one has had its raised service meanwhile.
- *    Nor is every raised queue an application: a process that reads at
- *    random from its start on (a database, an indexer) moves little per
- *    turn, so rule 2 never ends its raising, and it keeps it for its
- *    whole duration, seconds on a disk. So the interactive raisings
- *    begun within BFQ_WR_TOGETHER_MS of the latest one begun by a read
- *    are the latest start-up (bfq_wr_of_latest_startup()); a raising
- *    begun by a sync write (a journal's commit every few seconds) starts
- *    none. Raised queues of earlier
- *    start-ups step aside while it reads (bfq_wr_aside(): it has
+ * 10. The latest start-up first. Two applications started seconds apart are
+ *    not alike to the user: the one started last is the one waited for now,
+ *    and the earlier one has had its raised service meanwhile. Nor is every
+ *    raised queue an application: a process that reads at random from its
+ *    start on (a database, an indexer) moves little per turn, so rule 2 never
+ *    ends its raising, and it keeps it for its whole duration, seconds on a
+ *    disk. So the interactive raisings begun within BFQ_WR_TOGETHER_MS of the
+ *    latest one begun by a read are the latest start-up
+ *    (bfq_wr_of_latest_startup()); a raising begun by a sync write (a
+ *    journal's commit every few seconds) starts none. Raised queues of
+ *    earlier start-ups step aside while it reads (bfq_wr_aside(): it has
  *    requests queued or in the device, or had I/O in the last
- *    BFQ_WR_APP_GAP_MS): their weight is unraised from their next turn
- *    on, so that five readers raised when they started seconds before do
- *    not take five sixths of the device from it, and a raised arrival
- *    preempts their turns as it does an unraised queue's (rule 7). At the
- *    first turn of theirs that ends after it stopped reading they get
- *    their raised weight back for what is left of their raising. Nor do
- *    they keep the protection of rules 5 and 9 against it: the latest's
- *    idling does not yield to them, and while it reads their requests
- *    wait for the device to empty like any other's. Their seeky turns pay for device time (rule 3 of
- *    bfq-budget.c): charged 8 sectors for a read that holds a disk for a
- *    seek, five raised random readers got a turn each between any two
- *    of the latest application's. Once it stops reading
- *    (BFQ_WR_APP_GAP_MS) they are served as before; a short-lived
- *    newcomer (a daemon's few reads) costs an earlier application only
- *    the time it reads.
+ *    BFQ_WR_APP_GAP_MS): their weight is unraised from their next turn on, so
+ *    that five readers raised when they started seconds before do not take
+ *    five sixths of the device from it, and a raised arrival preempts their
+ *    turns as it does an unraised queue's (rule 7). At the first turn of
+ *    theirs that ends after it stopped reading they get their raised weight
+ *    back for what is left of their raising. Nor do they keep the protection
+ *    of rules 5 and 9 against it: the latest's idling does not yield to them,
+ *    and while it reads their requests wait for the device to empty like any
+ *    other's. Their seeky turns pay for device time (rule 3 of bfq-budget.c):
+ *    charged 8 sectors for a read that holds a disk for a seek, five raised
+ *    random readers got a turn each between any two of the latest
+ *    application's. Once it stops reading (BFQ_WR_APP_GAP_MS) they are served
+ *    as before; a short-lived newcomer (a daemon's few reads) costs an
+ *    earlier application only the time it reads.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
