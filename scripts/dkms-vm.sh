@@ -1,5 +1,5 @@
 #!/bin/bash
-# dkms-vm.sh KVER: DKMS on the cached Debian kernel KVER (6.1|6.12|latest),
+# dkms-vm.sh KVER: DKMS on the cached Debian kernel KVER (6.1|6.12|trixie|latest),
 # shown in a VM booted on that kernel's own image: in the guest, `dkms add`,
 # `dkms build` and `dkms install` of our source tree for the running
 # kernel, `modprobe bfq` taking ours from updates/, I/O through it on a
@@ -52,7 +52,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: dkms-vm.sh 6.1|6.12|latest}
+KVER=${1:?usage: dkms-vm.sh 6.1|6.12|trixie|latest}
 dir=$(kver_dir "$KVER")
 dcache=$BFQ_CACHE/dkms
 out=$BFQ_TOP/build/$KVER

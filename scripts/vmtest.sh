@@ -1,5 +1,5 @@
 #!/bin/bash
-# vmtest.sh KVER [TEST ...]: boot the cached Debian kernel KVER (6.1|6.12|latest)
+# vmtest.sh KVER [TEST ...]: boot the cached Debian kernel KVER (6.1|6.12|trixie|latest)
 # under QEMU/TCG with our build/KVER/bfq.ko and run the guest tests
 # tests/vm/TEST.sh (default: all of them) in one boot.
 #
@@ -46,7 +46,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$BFQ_TOP/scripts/vm/common.sh"
 
-KVER=${1:?usage: vmtest.sh 6.1|6.12|latest [test ...]}
+KVER=${1:?usage: vmtest.sh 6.1|6.12|trixie|latest [test ...]}
 shift
 dir=$(kver_dir "$KVER")
 [ -f "$dir/release" ] && [ -e "$dir/vmlinuz" ] ||
