@@ -52,7 +52,9 @@
 #                              of their own under -icount, one vCPU
 #   6.12    vm/6.12            every other functional test, the share and
 #                              latency tests in their quick form
-#                              (VMTEST_QUICK=1), two vCPUs
+#                              (VMTEST_QUICK=1), two vCPUs; not
+#                              core-classes and core-strict, which
+#                              vm-debug/6.1 runs
 #           vm/6.12-icount     as vm/6.1-icount
 #   latest  vm/latest          CHECK_API_TESTS, two vCPUs
 #           kunit/latest       kunit.py: its own small kernel, built when
@@ -106,7 +108,10 @@ FULL_KVERS=${CHECK_FULL_KVERS-6.12}
 # compat layer (bfq-compat.h) adapts to each series: the elevator's life
 # cycle, its tunables and depths, wbt, the blk-cgroup files and moves,
 # real device drivers, data integrity.
-api_tests=${CHECK_API_TESTS-load rmmod rmmod-race sched-switch tunables tag-depth wbt swap parallel cgroup-iface cgroup-v1 cgroup-migrate cgroup-release fio-verify fio-slowdev scsi-debug discard core-observe}
+api_tests=${CHECK_API_TESTS-load rmmod rmmod-race sched-switch tunables tag-depth wbt swap cgroup-iface cgroup-v1 cgroup-migrate cgroup-release fio-verify scsi-debug discard core-observe}
+# The scheduling tests the debug boot of 6.1 runs under the checkers,
+# which the full series' boot leaves out (one source on every series).
+sched_debug_tests="core-classes core-strict"
 # The tests make check runs under -icount instead of in the plain boot.
 icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share}
 logdir=$BFQ_TOP/build/check
@@ -251,7 +256,8 @@ lane_kver() {
 		vm_icount "$k"
 	elif in_list "$k" "$FULL_KVERS"; then
 		step "vm/$k" "build/$k/results/vmtest.txt" vm env \
-			VMTEST_SKIP="$icount_tests" make KVER="$k" vmtest
+			VMTEST_SKIP="$icount_tests $sched_debug_tests" \
+			make KVER="$k" vmtest
 		vm_icount "$k"
 	else
 		step "vm/$k" "build/$k/results/vmtest.txt" vm \
