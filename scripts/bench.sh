@@ -107,8 +107,12 @@ vm_step() {
 			[ -f "$glog" ] && sed -n "s/^\[$t\] //p" "$glog" |
 				grep -vE '^(fio-|Starting |Jobs: |  [a-z]+: \(g=|  *(lat|clat|slat|bw|iops|cpu|IO depths|submit|complete|issued|latency) )' |
 				awk '/ratios:|shares:/ {
-					n = 0; lo = ""; hi = ""
-					for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $(i - 1) != "median" && $(i - 1) != "want") {
+					# Only the runs after "ratios:" or "shares:":
+					# the label before them may hold numbers (a
+					# per-device weight "254:0 300").
+					n = 0; lo = ""; hi = ""; from = 1
+					for (i = 1; i <= NF; i++) if ($i ~ /^(ratios|shares):$/) { from = i + 1; break }
+					for (i = from; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $(i - 1) != "median" && $(i - 1) != "want") {
 						if (lo == "" || $i + 0 < lo + 0) lo = $i
 						if (hi == "" || $i + 0 > hi + 0) hi = $i
 						n++
