@@ -80,16 +80,7 @@ release=$(cat "$dir/release")
 # Host tools: the lab's, debootstrap for the rootfs, and what the suite's
 # src/ helpers need to build (g++, liburing for miniublk).
 "$BFQ_TOP/scripts/deps.sh"
-need=()
-for p in debootstrap g++ make liburing-dev; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	log "installing ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	as_root_apt update -qq || as_root_apt update
-	as_root_apt install -y -qq --no-install-recommends "${need[@]}"
-fi
+apt_need debootstrap g++ make liburing-dev
 mkdir -p "$bcache"
 
 # --- the suite ------------------------------------------------------------

@@ -7,13 +7,4 @@ set -euo pipefail
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       xz-utils zstd rsync perl python3 sparse qemu-system-x86 busybox-static
       fio python3-matplotlib dkms blktrace dmsetup e2fsprogs libc6-dev)
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-log "installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-as_root_apt update -qq || as_root_apt update
-as_root_apt install -y -qq --no-install-recommends "${missing[@]}"
+apt_need "${pkgs[@]}"

@@ -71,16 +71,7 @@ CHECKS="add build install status modinfo-updates modprobe-ours loaded-ours
 	io-ours rmmod remove modinfo-stock modprobe-stock loaded-stock io-stock"
 
 "$BFQ_TOP/scripts/deps.sh"
-need=()
-for p in debootstrap; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	log "installing ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	as_root_apt update -qq || as_root_apt update
-	as_root_apt install -y -qq --no-install-recommends "${need[@]}"
-fi
+apt_need debootstrap
 mkdir -p "$dcache"
 # The run's scratch (the staging folders included): removed however the
 # script ends.

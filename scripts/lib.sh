@@ -26,6 +26,22 @@ as_root_apt() {
 	else sudo bash -c ". '$BFQ_TOP/scripts/lib.sh' && apt_get \"\$@\"" apt_get "$@"; fi
 }
 
+# apt_need PKG...: install those of the Debian packages PKG that are
+# missing (none missing: no apt at all).
+apt_need() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	log "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive as_root_apt update -qq ||
+		DEBIAN_FRONTEND=noninteractive as_root_apt update
+	DEBIAN_FRONTEND=noninteractive as_root_apt install -y -qq \
+		--no-install-recommends "${missing[@]}"
+}
+
 # apt_get ARGS...: apt-get that waits for another apt or dpkg (unattended
 # upgrades, a second checkout's scripts) instead of failing on its lock:
 # apt's own wait for the dpkg frontend lock, and for the other locks (the
