@@ -446,6 +446,42 @@ static void bfq_entity_set_prio_next_turn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sd.st[BFQ_CLASS_BE].wsum, 0ULL);
 }
 
+/*
+ * bfq_entity_reweight(): a waiting entity whose weight drops is stamped
+ * again at once, so an entity stamped later at its old weight is served
+ * first; one in service keeps the change for its next turn.
+ */
+static void bfq_entity_reweight_waiting(struct kunit *test)
+{
+	static const unsigned int w[] = { 3000, 3000, 100 };
+	struct bfq_entity e[3];
+	struct bfq_sched_data sd;
+	struct bfq_service_tree *st = &sd.st[BFQ_CLASS_BE];
+
+	bfq_sched_init(&sd);
+	bfq_test_entities(&sd, e, 3, w, 256);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
+	KUNIT_ASSERT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
+	/* e[1] waits, stamped at 3000; lowered to 100 it goes behind e[2]. */
+	bfq_entity_reweight(&e[1], 100);
+	KUNIT_EXPECT_EQ(test, e[1].weight, 100U);
+	KUNIT_EXPECT_EQ(test, e[1].finish,
+			e[1].start + bfq_vtime_delta(256, 100));
+	KUNIT_EXPECT_EQ(test, st->wsum, 3100ULL);
+	bfq_test_check_tree(test, st);
+	/* In service: the change waits for the next turn. */
+	bfq_entity_reweight(&e[0], 100);
+	KUNIT_EXPECT_EQ(test, e[0].weight, 3000U);
+	bfq_entity_expire(&e[0], 256, false);
+	KUNIT_EXPECT_EQ(test, st->wsum, 100ULL);
+	bfq_entity_activate(&e[2]);
+	bfq_entity_reweight(&e[2], 3000);
+	KUNIT_EXPECT_EQ(test, st->wsum, 3100ULL);
+	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[2]);
+	bfq_test_check_tree(test, st);
+}
+
 /* ------------------------------------------------------------------ */
 /* Hierarchies: groups of entities (rules 6-9, invariants a-d)          */
 /* ------------------------------------------------------------------ */
@@ -1083,6 +1119,7 @@ static struct kunit_case bfq_wf2q_cases[] = {
 	KUNIT_CASE(bfq_sched_select_class_priority),
 	KUNIT_CASE(bfq_sched_select_idle_class_not_starved),
 	KUNIT_CASE(bfq_entity_set_prio_next_turn),
+	KUNIT_CASE(bfq_entity_reweight_waiting),
 	KUNIT_CASE_PARAM(bfq_sched_path_states, bfq_test_path_gen_params),
 	KUNIT_CASE(bfq_entity_expire_charges_path),
 	KUNIT_CASE(bfq_sched_peek_descends),

@@ -672,11 +672,17 @@ static void bfq_wr_queue_aside(struct kunit *test)
 	base = bfq_entity_ioprio_weight(reader->ioprio_level);
 	bfq_wr_backlogged(d.bfqd, reader, MS(1000), MS(1000), true);
 	KUNIT_EXPECT_EQ(test, bfq_queue_weight(reader), base * BFQ_WR_COEFF);
+	/* The reader waits for a turn, stamped with its raised weight. */
+	reader->entity.budget_sectors = 256;
+	bfq_entity_activate(&reader->entity);
 	bfq_wr_backlogged(d.bfqd, app, MS(3000), MS(3000), true);
 	app->nr_queued = 1;
 	KUNIT_EXPECT_TRUE(test, reader->wr.aside);
 	KUNIT_EXPECT_FALSE(test, app->wr.aside);
 	KUNIT_EXPECT_EQ(test, bfq_queue_weight(reader), base);
+	/* Its waiting turn is stamped again with that weight, at once. */
+	KUNIT_EXPECT_EQ(test, reader->entity.weight, base);
+	KUNIT_EXPECT_EQ(test, d.bfqd->sched.st[BFQ_CLASS_BE].wsum, (u64)base);
 	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts_queue(d.bfqd, app, reader));
 	bfq_wr_expired(d.bfqd, reader, BFQ_EXP_TIMEOUT, 64, 4096, MS(3300));
 	KUNIT_EXPECT_TRUE(test, reader->wr.aside);
@@ -689,6 +695,7 @@ static void bfq_wr_queue_aside(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, bfq_wr_of_latest_startup(d.bfqd, app));
 	KUNIT_EXPECT_FALSE(test, app->wr.aside);
 	app->nr_queued = 0;
+	bfq_entity_deactivate(&reader->entity);
 	bfq_wr_queue_exit(d.bfqd, reader);
 	bfq_wr_queue_exit(d.bfqd, app);
 	bfq_wr_queue_exit(d.bfqd, journal);

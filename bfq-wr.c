@@ -142,9 +142,10 @@
  *    journal's commit every few seconds) starts none. Raised queues of
  *    earlier start-ups step aside while it reads (bfq_wr_aside(): it has
  *    requests queued or in the device, or had I/O in the last
- *    BFQ_WR_APP_GAP_MS): their weight is unraised from their next turn on, so
- *    that five readers raised when they started seconds before do not take
- *    five sixths of the device from it, and a raised arrival preempts their
+ *    BFQ_WR_APP_GAP_MS): their weight is unraised at once, their waiting turns
+ *    stamped again (bfq_entity_reweight(); from its next turn for one in
+ *    service), so that five readers raised when they started seconds before
+ *    do not take five sixths of the device from it, and a raised arrival preempts their
  *    turns as it does an unraised queue's (rule 7). At the first turn of
  *    theirs that ends after it stopped reading they get their raised weight
  *    back for what is left of their raising. Nor do they keep the protection
@@ -457,7 +458,13 @@ void bfq_wr_queue_init(struct bfq_queue *bfqq)
 	INIT_LIST_HEAD(&bfqq->wr.burst_node);
 }
 
-/* Rule 10: @bfqq's weight unraised (@aside) or raised from its next turn. */
+/*
+ * Rule 10: @bfqq's weight unraised (@aside) or raised again. At once if
+ * the queue waits for a turn: stamped with its raised weight, its turn
+ * would come as soon as if it still had it, and five readers waiting so
+ * took a turn each, a full budget apiece, before the latest application's
+ * next one. In service, from its next turn.
+ */
 static void bfq_wr_set_aside(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     bool aside)
 {
@@ -465,6 +472,7 @@ static void bfq_wr_set_aside(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	bfqq->wr.aside = aside;
 	bfq_queue_apply_weight(bfqq);
+	bfq_entity_reweight(&bfqq->entity, bfq_queue_weight(bfqq));
 	bfq_log(bfqd, bfqq, "wr %s", aside ? "aside" : "back");
 }
 
