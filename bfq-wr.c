@@ -83,14 +83,14 @@
  *    too, its raising begun no more than BFQ_WR_TOGETHER_MS before this
  *    one's (rule 10), and the device takes more than one request, the
  *    emptied queue's turn ends and the other one's request goes to the
- *    device beside the first one's. Idling is a promise to one application that its next
- *    request finds the device free; two applications starting at once
- *    cannot both be given that, and on a device that serves requests
- *    together, holding the second one back until the first one's request
- *    completes only makes it wait (blktests block/017 and block/018: a
- *    process's read in flight for half a second kept a second process's
- *    write out of an idle 64-tag device). On a one-request device the
- *    promise is kept: there the second request would take the device.
+ *    device beside the first one's. Idling is a promise to one application
+ *    that its next request finds the device free; two applications starting
+ *    at once cannot both be given that, and on a device that serves
+ *    requests together, holding the second one back until the first one's
+ *    request completes only makes it wait (blktests block/017 and
+ *    block/018: a process's read in flight for half a second kept a second
+ *    process's write out of an idle 64-tag device). On a one-request device
+ *    the promise is kept: there the second request would take the device.
  * 6. low_latency=0 ends every raising at once (bfq_wr_end_all()) and stops
  *    rules 1-5 and 7-10; writing 1 applies them again to queues that become
  *    backlogged from then on.
@@ -142,21 +142,22 @@
  *    journal's commit every few seconds) starts none. Raised queues of
  *    earlier start-ups step aside while it reads (bfq_wr_aside(): it has
  *    requests queued or in the device, or had I/O in the last
- *    BFQ_WR_APP_GAP_MS): their weight is unraised at once, their waiting turns
- *    stamped again (bfq_entity_reweight(); from its next turn for one in
- *    service), so that five readers raised when they started seconds before
- *    do not take five sixths of the device from it, and a raised arrival preempts their
- *    turns as it does an unraised queue's (rule 7). At the first turn of
- *    theirs that ends after it stopped reading they get their raised weight
- *    back for what is left of their raising. Nor do they keep the protection
- *    of rules 5 and 9 against it: the latest's idling does not yield to them,
- *    and while it reads their requests wait for the device to empty like any
- *    other's. Their seeky turns pay for device time (rule 3 of bfq-budget.c):
- *    charged 8 sectors for a read that holds a disk for a seek, five raised
- *    random readers got a turn each between any two of the latest
- *    application's. Once it stops reading (BFQ_WR_APP_GAP_MS) they are served
- *    as before; a short-lived newcomer (a daemon's few reads) costs an
- *    earlier application only the time it reads.
+ *    BFQ_WR_APP_GAP_MS): their weight is unraised at once, their waiting
+ *    turns stamped again (bfq_entity_reweight(); from its next turn for one
+ *    in service), so that five readers raised when they started seconds
+ *    before do not take five sixths of the device from it, and a raised
+ *    arrival preempts their turns as it does an unraised queue's (rule 7).
+ *    At the first turn of theirs that ends after it stopped reading they get
+ *    their raised weight back for what is left of their raising. Nor do they
+ *    keep the protection of rules 5 and 9 against it: the latest's idling
+ *    does not yield to them, and while it reads their requests wait for the
+ *    device to empty like any other's. Their seeky turns pay for device
+ *    time (rule 3 of bfq-budget.c): charged 8 sectors for a read that holds
+ *    a disk for a seek, five raised random readers got a turn each between
+ *    any two of the latest application's. Once it stops reading
+ *    (BFQ_WR_APP_GAP_MS) they are served as before; a short-lived newcomer
+ *    (a daemon's few reads) costs an earlier application only the time it
+ *    reads.
  *
  * The service layer knows nothing of this: a raised queue is an entity of
  * a larger weight (bfq_queue_weight()), set through bfq_entity_set_prio()
