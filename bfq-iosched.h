@@ -575,7 +575,7 @@ void bfq_entity_place(struct bfq_entity *entity, struct bfq_sched_data *sd,
 		      struct bfq_entity *parent);
 void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 			 enum bfq_class class_idx);
-void bfq_entity_reweight(struct bfq_entity *entity, unsigned int weight);
+void bfq_entity_reweight(struct bfq_entity *entity);
 void bfq_entity_activate(struct bfq_entity *entity);
 void bfq_entity_rejoin(struct bfq_entity *entity);
 void bfq_entity_deactivate(struct bfq_entity *entity);

@@ -464,19 +464,22 @@ static void bfq_entity_reweight_waiting(struct kunit *test)
 	bfq_entity_activate(&e[1]);
 	KUNIT_ASSERT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
 	/* e[1] waits, stamped at 3000; lowered to 100 it goes behind e[2]. */
-	bfq_entity_reweight(&e[1], 100);
+	bfq_entity_set_prio(&e[1], 100, BFQ_CLASS_BE);
+	bfq_entity_reweight(&e[1]);
 	KUNIT_EXPECT_EQ(test, e[1].weight, 100U);
 	KUNIT_EXPECT_EQ(test, e[1].finish,
 			e[1].start + bfq_vtime_delta(256, 100));
 	KUNIT_EXPECT_EQ(test, st->wsum, 3100ULL);
 	bfq_test_check_tree(test, st);
 	/* In service: the change waits for the next turn. */
-	bfq_entity_reweight(&e[0], 100);
+	bfq_entity_set_prio(&e[0], 100, BFQ_CLASS_BE);
+	bfq_entity_reweight(&e[0]);
 	KUNIT_EXPECT_EQ(test, e[0].weight, 3000U);
 	bfq_entity_expire(&e[0], 256, false);
 	KUNIT_EXPECT_EQ(test, st->wsum, 100ULL);
 	bfq_entity_activate(&e[2]);
-	bfq_entity_reweight(&e[2], 3000);
+	bfq_entity_set_prio(&e[2], 3000, BFQ_CLASS_BE);
+	bfq_entity_reweight(&e[2]);
 	KUNIT_EXPECT_EQ(test, st->wsum, 3100ULL);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[2]);
 	bfq_test_check_tree(test, st);

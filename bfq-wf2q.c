@@ -381,34 +381,31 @@ void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 }
 
 /*
- * A weight change that cannot wait for the entity's next turn (the owner
- * lowers a queue's weight because what it was raised for is over, and the
- * queue is already stamped with the old one: at the old weight its turn
- * would come as soon as if it still had it). Applied at once to an entity
- * waiting on its level's active tree, class unchanged: its turn keeps its
- * start, and its finish is stamped again as rule 1 would with the new
- * weight. In service or on no tree, the change waits for the next turn, as
- * with bfq_entity_set_prio(). Rule 1's bound holds: the turn is stamped as
- * if it had been queued with the new weight.
+ * Apply the weight bfq_entity_set_prio() left pending now rather than at
+ * the entity's next turn, when it waits on its level's active tree with
+ * its class unchanged: the owner lowered a queue's weight because what it
+ * was raised for is over, and stamped with the old weight its turn would
+ * come as soon as if it still had it. The turn keeps its start; its
+ * finish is stamped again as rule 1 would with the new weight, so rule
+ * 1's bound holds. In service or on no tree, the change waits for the next
+ * turn as before.
  */
-void bfq_entity_reweight(struct bfq_entity *entity, unsigned int weight)
+void bfq_entity_reweight(struct bfq_entity *entity)
 {
 	struct bfq_service_tree *st;
 
-	entity->new_weight = weight;
-	if (entity->state == BFQ_E_OUT)
-		bfq_entity_update_prio(entity);
 	if (entity->state != BFQ_E_ACTIVE ||
-	    entity->class_idx != entity->new_class || entity->weight == weight)
+	    entity->class_idx != entity->new_class ||
+	    entity->weight == entity->new_weight)
 		return;
 	st = bfq_entity_tree(entity);
 	bfq_sched_active_erase(st, entity);
 	st->wsum -= entity->weight;
-	entity->weight = weight;
+	entity->weight = entity->new_weight;
 	entity->finish = entity->start +
-			 bfq_vtime_delta(entity->budget_sectors, weight);
+			 bfq_vtime_delta(entity->budget_sectors, entity->weight);
 	bfq_sched_active_insert(st, entity);
-	st->wsum += weight;
+	st->wsum += entity->weight;
 }
 
 /* Rule 1 at the entity's own level; it is neither active nor in service. */

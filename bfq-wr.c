@@ -473,7 +473,7 @@ static void bfq_wr_set_aside(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	bfqq->wr.aside = aside;
 	bfq_queue_apply_weight(bfqq);
-	bfq_entity_reweight(&bfqq->entity, bfq_queue_weight(bfqq));
+	bfq_entity_reweight(&bfqq->entity);
 	bfq_log(bfqd, bfqq, "wr %s", aside ? "aside" : "back");
 }
 
