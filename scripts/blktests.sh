@@ -122,25 +122,9 @@ fi
 BLKTESTS_PACKAGES="bash coreutils gawk util-linux util-linux-extra mount
 	bsdextrautils fdisk kmod udev fio dmsetup xfsprogs e2fsprogs dosfstools
 	parted blktrace pciutils procps psmisc liburing2 nvme-cli"
-mirror=${BLKTESTS_MIRROR:-http://deb.debian.org/debian}
-pkgs=$(echo $BLKTESTS_PACKAGES | tr ' ' ,)
-rkey=$(echo "bookworm minbase $pkgs" | sha256sum | cut -c1-16)
-rootfs=$bcache/rootfs-$rkey.cpio
-if [ ! -f "$rootfs" ]; then
-	log "building the blktests rootfs (debootstrap bookworm: $pkgs)"
-	stage=$bcache/rootfs-stage.$$
-	rm -rf "$stage"
-	debootstrap --variant=minbase --include="$pkgs" bookworm "$stage" "$mirror" \
-		> "$bcache/debootstrap.log" 2>&1 ||
-		{ tail -20 "$bcache/debootstrap.log"; rm -rf "$stage"; die "debootstrap failed (log: $bcache/debootstrap.log)"; }
-	# What a guest in RAM does not need.
-	rm -rf "$stage"/usr/share/{doc,man,info,locale} "$stage"/var/cache/apt/* \
-		"$stage"/var/lib/apt/lists/* "$stage"/lib/modules/*
-	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$rootfs.tmp"
-	rm -rf "$stage"
-	rm -f "$bcache"/rootfs-*.cpio
-	mv "$rootfs.tmp" "$rootfs"
-fi
+vm_rootfs "$bcache" blktests \
+	"${BLKTESTS_MIRROR:-http://deb.debian.org/debian}" $BLKTESTS_PACKAGES
+rootfs=$VM_ROOTFS
 
 # --- the kernel's modules ---------------------------------------------------
 # Every module of the subsystems the tests load (null_blk, scsi_debug, sd,

@@ -87,24 +87,9 @@ trap 'rm -rf "$work" "$rstage"' EXIT
 # the module with, as on a real system.
 DKMS_PACKAGES="dkms make gcc libc6-dev libelf-dev dwarves binutils kmod
 	xz-utils openssl bash coreutils util-linux"
-mirror=${DKMS_MIRROR:-http://deb.debian.org/debian}
-pkgs=$(echo $DKMS_PACKAGES | tr ' ' ,)
-rkey=$(echo "bookworm minbase $pkgs" | sha256sum | cut -c1-16)
-rootfs=$dcache/rootfs-$rkey.cpio
-if [ ! -f "$rootfs" ]; then
-	log "building the DKMS rootfs (debootstrap bookworm: $pkgs)"
-	debootstrap --variant=minbase --include="$pkgs" bookworm "$rstage" "$mirror" \
-		> "$dcache/debootstrap.log" 2>&1 ||
-		{ tail -20 "$dcache/debootstrap.log"
-		  die "debootstrap failed (log: $dcache/debootstrap.log)"; }
-	# What a guest in RAM does not need; no kernel of the host's.
-	rm -rf "$rstage"/usr/share/{doc,man,info,locale} "$rstage"/var/cache/apt/* \
-		"$rstage"/var/lib/apt/lists/* "$rstage"/lib/modules/*
-	(cd "$rstage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$rootfs.tmp"
-	rm -rf "$rstage"
-	rm -f "$dcache"/rootfs-*.cpio
-	mv "$rootfs.tmp" "$rootfs"
-fi
+vm_rootfs "$dcache" DKMS "${DKMS_MIRROR:-http://deb.debian.org/debian}" \
+	$DKMS_PACKAGES
+rootfs=$VM_ROOTFS
 
 # --- the kernel's side --------------------------------------------------------
 # Modules: the block layer's (Debian's bfq.ko) and the block drivers'

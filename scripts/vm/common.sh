@@ -8,6 +8,9 @@
 #                               to concatenate after the base one
 #   vm_boot KVER INITRD LOG TIMEOUT APPEND...
 #                            -> boots the Debian kernel under TCG, serial to LOG
+#   vm_rootfs CACHE WHAT MIRROR PKG...
+#                            -> VM_ROOTFS: a cached Debian rootfs cpio
+#                               (scripts/blktests.sh, scripts/dkms-vm.sh)
 
 VM_DIR="$BFQ_TOP/scripts/vm"
 # depmod and modinfo live in /sbin, not always on a user's PATH.
@@ -257,4 +260,37 @@ vm_emu_fault() {
 			exit
 		}
 		END { exit !ok }' "$1"
+}
+
+# vm_rootfs CACHE WHAT MIRROR PKG...: a Debian bookworm minbase with PKG,
+# made by debootstrap from MIRROR, packed as one newc cpio for a guest that
+# runs from RAM (no docs, apt lists, or kernel modules of the host's), and
+# kept in CACHE as rootfs-<key>.cpio, the key a hash of the package list:
+# made again only when the list changes (the older ones are removed). Its
+# path goes to VM_ROOTFS. WHAT names it in the log. The stage folder,
+# CACHE/rootfs-stage.<this shell's pid>, is removed when done or failed; a
+# caller that may be interrupted removes it in its trap.
+vm_rootfs() {
+	local cache=$1 what=$2 mirror=$3 pkgs key stage
+	shift 3
+	pkgs=$(echo "$@" | tr ' ' ,)
+	key=$(echo "bookworm minbase $pkgs" | sha256sum | cut -c1-16)
+	VM_ROOTFS=$cache/rootfs-$key.cpio
+	[ -f "$VM_ROOTFS" ] && return 0
+	log "building the $what rootfs (debootstrap bookworm: $pkgs)"
+	stage=$cache/rootfs-stage.$$
+	rm -rf "$stage"
+	debootstrap --variant=minbase --include="$pkgs" bookworm "$stage" \
+		"$mirror" > "$cache/debootstrap.log" 2>&1 || {
+		tail -20 "$cache/debootstrap.log"
+		rm -rf "$stage"
+		die "debootstrap failed (log: $cache/debootstrap.log)"
+	}
+	rm -rf "$stage"/usr/share/{doc,man,info,locale} "$stage"/var/cache/apt/* \
+		"$stage"/var/lib/apt/lists/* "$stage"/lib/modules/*
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc --quiet) > "$VM_ROOTFS.tmp"
+	rm -rf "$stage"
+	rm -f "$cache"/rootfs-*.cpio
+	mv "$VM_ROOTFS.tmp" "$VM_ROOTFS"
 }
