@@ -10,7 +10,9 @@
 # of the same 64 KiB: one fio process per view discards its 4 KiB blocks
 # at random, 8 discards at once on the NVMe queue. strict_guarantees
 # keeps one request in the device, so the others wait in bfq and the
-# arrivals merge into them. A sync reader on the raw device adds a queue
+# arrivals merge into them: a discard is async, so all eight processes'
+# share one queue, and the newest queued discard is the merge hint
+# (q->last_merge). Before it was, a loaded host saw runs with no merge. A sync reader on the raw device adds a queue
 # bfq idles for, and a writer elsewhere verifies its data.
 # Asserted: discards reached the device and were merged (the path was
 # taken), the writer's data verifies, no kernel report, the views go, bfq
