@@ -97,22 +97,26 @@
  *    last reference to a removed cgroup's blkg is its bug, not ours.)
  * 11. Queues in groups. A request joins the queue of its bio's group
  *    (bfq_cg_rq_group(); NULL stands for the root group, whose queues are
- *    scheduled in bfq_data.sched directly). A queue is attached to its
- *    group when created (bfq_cg_attach()): it takes a blkg reference,
- *    and the group's entity, the first time one of its queues appears, is
- *    placed in its parent's level (the root's, or the parent group's own
- *    trees), ancestors first. Each group has its own async queues, whose
- *    slot references pd_offline drops. A process moved to another cgroup
- *    gets a new sync queue at its next request there; the old one keeps
- *    its queued requests and is freed, like any queue, when its last
- *    reference goes (bfq_cg_detach(): the blkg reference is dropped
- *    last). A group offline (bfqd NULL) receives no new queue, so it only
- *    drains; as soon as it is both offline and not busy (nothing queued
- *    or in service below it), its entity leaves its parent's idle tree
- *    (bfq_entity_forget()), at pd_offline or at the free of its last busy
- *    queue, walking up through offline ancestors. So when pd_free comes,
- *    after the last queue's blkg_put(), no tree holds the entity. At
- *    exit_sched every queue is gone before the policy is deactivated.
+ *    scheduled in bfq_data.sched directly). A queue is attached to its group
+ *    when created (bfq_cg_attach()): it takes a blkg reference, and the
+ *    group's entity, the first time one of its queues appears, is placed in
+ *    its parent's level (the root's, or the parent group's own trees),
+ *    ancestors first. Each group has its own async queues, whose slot
+ *    references pd_offline drops. A process moved to another cgroup takes its
+ *    sync queue along at its next request there, with the queue's raising and
+ *    history (bfq_cg_move()), if the queue holds nothing of the old group: no
+ *    request queued, in the device or not yet finished, no other process, no
+ *    turn (a turn it idles or is parked in ends first). Otherwise it gets a
+ *    new sync queue that takes the old one's state, and the old one keeps its
+ *    requests and is freed, like any queue, when its last reference goes
+ *    (bfq_cg_detach(): the blkg reference is dropped last). A group offline
+ *    (bfqd NULL) receives no new queue, so it only drains; as soon as it is
+ *    both offline and not busy (nothing queued or in service below it), its
+ *    entity leaves its parent's idle tree (bfq_entity_forget()), at pd_offline
+ *    or at the free of its last busy queue, walking up through offline
+ *    ancestors. So when pd_free comes, after the last queue's blkg_put(), no
+ *    tree holds the entity. At exit_sched every queue is gone before the
+ *    policy is deactivated.
  * 12. Unloading. Deactivation frees the pds of the blkgs on the device's
  *    list, but a blkg already destroyed (its cgroup removed) while a queue
  *    of ours still held it is freed later: RCU, then a work item that
@@ -690,6 +694,35 @@ void bfq_cg_detach(struct bfq_queue *bfqq)
 	bfqq->bfqg = NULL;
 	bfq_cg_forget_dead(bfqg);
 	blkg_put(bfqg_to_blkg(bfqg));
+}
+
+/*
+ * Rule 11: @bfqq, whose one process now does its I/O in @bfqg (NULL: the
+ * root group), goes there with its state. It holds nothing of its old
+ * group: no request, no turn, on no tree but the idle one. Under
+ * bfq_data.lock. The new group's reference is taken before the old one's
+ * goes; a lock-free reader of bfqq->bfqg (bfq-tags.c) finds either group,
+ * and blk-cgroup frees the old one only a grace period after this put.
+ */
+void bfq_cg_move(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		 struct bfq_group *bfqg)
+{
+	struct bfq_group *old = bfqq->bfqg;
+
+	lockdep_assert_held(&bfqd->lock);
+	bfq_entity_forget(&bfqq->entity);
+	if (bfqg) {
+		bfq_cg_place(bfqd, bfqg);
+		blkg_get(bfqg_to_blkg(bfqg));
+		bfq_entity_place(&bfqq->entity, &bfqg->sched, &bfqg->entity);
+	} else {
+		bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
+	}
+	WRITE_ONCE(bfqq->bfqg, bfqg);
+	if (old) {
+		bfq_cg_forget_dead(old);
+		blkg_put(bfqg_to_blkg(old));
+	}
 }
 
 /* Rule 11: the group's async queue slots, [class][level] in a row. */

@@ -217,6 +217,8 @@ struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq);
 void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		   struct bfq_group *bfqg);
 void bfq_cg_detach(struct bfq_queue *bfqq);
+void bfq_cg_move(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		 struct bfq_group *bfqg);
 struct bfq_queue **bfq_cg_async_slots(struct bfq_group *bfqg);
 bool bfq_cg_busy_change(struct bfq_data *bfqd, struct bfq_group *bfqg,
 			bool up);
@@ -279,6 +281,11 @@ static inline void bfq_cg_attach(struct bfq_data *bfqd,
 }
 
 static inline void bfq_cg_detach(struct bfq_queue *bfqq)
+{
+}
+
+static inline void bfq_cg_move(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			       struct bfq_group *bfqg)
 {
 }
 

@@ -382,12 +382,48 @@ static void bfq_bic_drop_queue(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 	bfq_put_queue(bfqq);
 }
 
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
+		       u64 now_ns);
+static void bfq_idle_stop(struct bfq_data *bfqd);
+
+/*
+ * @bic's process, alone in its sync queue @bfqq, does I/O in @bfqg, another
+ * group (it moved to another cgroup): the queue goes with it, raising,
+ * think time and seek history included, if it holds nothing of its old
+ * group (rule 11 of bfq-cgroup.c). A turn it idles or is parked in, with
+ * nothing queued or in the device, ends now as it would at the next
+ * arrival. Returns false when requests of the old group, or other
+ * processes, still hold the queue.
+ */
+static bool bfq_sync_queue_follow(struct bfq_data *bfqd,
+				  struct bfq_queue *bfqq,
+				  struct bfq_group *bfqg)
+{
+	if (bfqq->merge.nr_members != 1 || bfqq->nr_queued ||
+	    bfqq->nr_in_driver)
+		return false;
+	if (bfqq == bfqd->in_service_bfqq) {
+		bfqd->parked = false;
+		bfq_expire(bfqd, BFQ_EXP_EMPTY, ktime_get_ns());
+	}
+	/* The bic's reference only: no request left to finish. */
+	if (bfqq->ref != 1 || bfqq->busy)
+		return false;
+	/* Its last turn was in another level: it does not rejoin there. */
+	bfqq->idle_expired_ns = 0;
+	bfq_cg_move(bfqd, bfqq, bfqg);
+	bfq_log(bfqd, bfqq, "moved to another group");
+	return true;
+}
+
 /*
  * The process's sync queue in @bfqg, created on demand; follows ionice
- * changes. A process that moved to another group gets a new queue there;
- * the old one keeps its requests and goes with its last reference. One
- * that must leave a merged queue (bfq-merge.c) gets a new queue with the
- * state it had before it merged.
+ * changes. A process that moved to another group takes its queue there
+ * (bfq_sync_queue_follow()), or, if the queue is still held in the old
+ * group, gets a new queue with its state while the old one keeps its
+ * requests and goes with its last reference. One that must leave a
+ * merged queue (bfq-merge.c) gets a new queue with the state it had
+ * before it merged.
  */
 static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 					struct bfq_io_cq *bic,
@@ -398,14 +434,19 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 	enum bfq_class class_idx = bfq_class_of(ioprio);
 	/* A queue split from keeps other members, and so its references. */
 	struct bfq_queue *merged = NULL;
+	/* Its old queue stays in the old group: not a birth (bfq-wr.c). */
+	bool moved = false;
 	enum bfq_split_why why;
 	u64 now_ns;
 
 	/* After exit_icq nobody would drop a new queue's reference. */
 	if (bic->exited)
 		return &bfqd->fallback_bfqq;
-	if (bfqq && bfqq->bfqg != bfqg) {
+	if (bfqq && bfqq->bfqg != bfqg &&
+	    !bfq_sync_queue_follow(bfqd, bfqq, bfqg)) {
+		bfq_merge_keep(bic);
 		bfq_bic_drop_queue(bfqd, bic);
+		moved = true;
 	} else if (bfqq && bfq_merge_must_split(bfqq, class_idx,
 						IOPRIO_PRIO_LEVEL(ioprio),
 						&why)) {
@@ -423,7 +464,7 @@ static struct bfq_queue *bfq_sync_queue(struct bfq_data *bfqd,
 		return &bfqd->fallback_bfqq;
 	now_ns = ktime_get_ns();
 	WRITE_ONCE(bic->sync_bfqq, bfqq);
-	if (!merged)
+	if (!merged && !moved)
 		bfq_wr_queue_born(bfqd, bfqq, now_ns);
 	bfq_merge_join(bfqd, bic, bfqq, merged, now_ns);
 	if (merged) {
@@ -596,10 +637,6 @@ static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
 {
 	return a->ioprio_class < b->ioprio_class;
 }
-
-static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
-		       u64 now_ns);
-static void bfq_idle_stop(struct bfq_data *bfqd);
 
 /*
  * The queue in service emptied while no other request waited, and was not

@@ -790,6 +790,7 @@ void bfq_merge_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 		    struct bfq_queue *bfqq, bool split, u64 now_ns);
 void bfq_merge_leave(struct bfq_data *bfqd, struct bfq_io_cq *bic);
+void bfq_merge_keep(struct bfq_io_cq *bic);
 bool bfq_merge_must_split(const struct bfq_queue *bfqq,
 			  enum bfq_class class_idx, unsigned short level,
 			  enum bfq_split_why *why);

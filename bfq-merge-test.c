@@ -338,6 +338,52 @@ static void bfq_merge_split_restores(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqd->wr.nr_raised, 0U);
 }
 
+/*
+ * A raised process moves to another cgroup while its queue still holds
+ * requests there: its new queue (bfq_merge_keep(), then a join that is
+ * not a split) has its think time, seek history and raising, with the
+ * raising's start kept; no split is counted.
+ */
+static void bfq_merge_move_keeps(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *a = bfq_test_queue(test, bfqd, 311);
+	struct bfq_queue *c = bfq_test_queue(test, bfqd, 313);
+	struct bfq_io_cq *ba;
+	u64 now = ktime_get_ns();
+	struct bfq_merge_saved raised = {
+		.wr_kind = BFQ_WR_INTERACTIVE, .wr_coeff = 30,
+		.wr_start_ns = now, .wr_dur_ns = NSEC_PER_SEC,
+	};
+
+	a->ref = 10;
+	c->ref = 10;
+	ba = bfq_mt_bic(test, bfqd, a);
+	a->think_ns = 7 * NSEC_PER_MSEC;
+	a->seek_history = 0x5;
+	BFQ_MT_DO(bfqd, bfq_wr_restore(bfqd, a, &raised, now));
+	KUNIT_ASSERT_EQ(test, a->wr.coeff, 30U);
+
+	BFQ_MT_DO(bfqd, bfq_merge_keep(ba));
+	KUNIT_EXPECT_TRUE(test, ba->saved.valid);
+	BFQ_MT_DO(bfqd, bfq_merge_leave(bfqd, ba));
+	ba->sync_bfqq = c;
+	a->ref--;
+	c->ref++;
+	BFQ_MT_DO(bfqd, bfq_merge_join(bfqd, ba, c, false,
+				       now + 100 * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, c->think_ns, 7 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, c->seek_history, 0x5U);
+	KUNIT_EXPECT_EQ(test, c->wr.coeff, 30U);
+	KUNIT_EXPECT_EQ(test, c->wr.start_ns, now);
+	KUNIT_EXPECT_FALSE(test, ba->saved.valid);
+	KUNIT_EXPECT_EQ(test, bfqd->merge.nr_splits, 0ULL);
+
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, a));
+	BFQ_MT_DO(bfqd, bfq_wr_queue_exit(bfqd, c));
+	KUNIT_EXPECT_EQ(test, bfqd->wr.nr_raised, 0U);
+}
+
 /* A process born with its own queue @bfqq, which it holds. */
 static void bfq_mt_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 			struct bfq_queue *bfqq)
@@ -625,6 +671,7 @@ static struct kunit_case bfq_merge_cases[] = {
 	KUNIT_CASE_PARAM(bfq_merge_detect_table, bfq_detect_gen_params),
 	KUNIT_CASE(bfq_merge_chains),
 	KUNIT_CASE(bfq_merge_split_restores),
+	KUNIT_CASE(bfq_merge_move_keeps),
 	KUNIT_CASE(bfq_merge_stable_pair),
 	{}
 };

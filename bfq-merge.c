@@ -478,7 +478,9 @@ static void bfq_merge_stable_born(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 /*
  * @bic's process now uses @bfqq, new, whose reference it owns: a birth, or
  * its split from a merged queue (@split), which gives the process back what
- * it was before it merged.
+ * it was before it merged, or its move to another group that its queue
+ * could not follow (after bfq_merge_keep()), which gives it what it had
+ * there.
  */
 void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 		    struct bfq_queue *bfqq, bool split, u64 now_ns)
@@ -491,7 +493,7 @@ void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 	bfqq->merge.nr_members++;
 	if (split)
 		bfqd->merge.nr_splits++;
-	if (split && s->valid) {
+	if (s->valid) {
 		bfqq->think_ns = s->think_ns;
 		bfqq->seek_history = s->seek_history;
 		bfqq->arrival_end = s->arrival_end;
@@ -591,6 +593,16 @@ static void bfq_merge_save(struct bfq_queue *bfqq)
 	bic->saved.arrival_end = bfqq->arrival_end;
 	bfq_wr_save(bfqq, &bic->saved);
 	bic->saved.valid = true;
+}
+
+/*
+ * @bic's process is about to leave its queue for a new one in another
+ * group: keep what it had for bfq_merge_join(); the state it had before it
+ * merged, if its queue is a merged one.
+ */
+void bfq_merge_keep(struct bfq_io_cq *bic)
+{
+	bfq_merge_save(bic->sync_bfqq);
 }
 
 /* Every process of @from moves to @to, with @from's queued requests. */
