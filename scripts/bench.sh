@@ -5,8 +5,10 @@
 #                      default lowlat-d1 lowlat-d32 merge-coop core-share
 #                      cgroup-share lowlat-share
 #   vm/KVER-bench/cgroup-psync  the group shares of one-request-at-a-time
-#                      readers, the whole matrix, under -icount with one
-#                      vCPU (BENCH_PSYNC=0 leaves it out; about 80 min)
+#                      readers, the whole matrix, and tag-weight (a reader's
+#                      group beside one of 64 libaio writers), under -icount
+#                      with one vCPU (BENCH_PSYNC=0 leaves them out; about
+#                      80 min)
 #   lab/KVER/...       the lab's quick run on the disk model (make lab
 #                      QUICK=1: calibration, one share and one start-up
 #                      case with their guards); BENCH_LAB=0 leaves it out
@@ -131,7 +133,7 @@ fi
 # The one-request-at-a-time group shares (cgroup-psync): where the device,
 # not the guest's CPU, must be the limit, so under -icount (one vCPU).
 if [ "${BENCH_PSYNC:-1}" = 1 ] && ! grep -q '^FAIL: bench/.*/build' "$all"; then
-	vm_step psync cgroup-psync "VM_ICOUNT=${VM_ICOUNT-shift=0,sleep=off}" \
+	vm_step psync "cgroup-psync tag-weight" "VM_ICOUNT=${VM_ICOUNT-shift=0,sleep=off}" \
 		"VM_SMP=${VM_SMP:-1}"
 fi
 
