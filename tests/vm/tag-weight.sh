@@ -65,7 +65,7 @@ for d in $depths; do
 			--bs=4k --direct=1 --ioengine=psync --offset=512m \
 			--size=256m --time_based --runtime=600 --output=/dev/null
 		PR=$!
-		# Until both groups have I/O counted, then the lead and the windows.
+		# Until both groups have I/O counted; then TW_LEAD s, then the windows.
 		n=0
 		while [ -z "$(tw_bytes w wbytes)" ] || [ -z "$(tw_bytes r rbytes)" ]; do
 			n=$((n + 1))
