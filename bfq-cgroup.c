@@ -1069,6 +1069,56 @@ void bfq_cg_deactivate(struct bfq_data *bfqd)
 	bfq_blkcg_deactivate(bfqd->queue, &bfq_blkcg_policy);
 }
 
+#ifdef CONFIG_BLK_DEBUG_FS
+/*
+ * debugfs sched/groups: a line per group of the device whose entity has
+ * been placed (it has had a queue): its cgroup, weight, state and times
+ * in its parent's level (relative to that level's virtual time, so that a
+ * group owed service shows a negative start), then its own level's trees.
+ * Lock order of rule 9: q->queue_lock (the device's blkg list), then
+ * bfq_data.lock, so that the lines agree with each other.
+ */
+void bfq_cg_debugfs_show(struct bfq_data *bfqd, struct seq_file *m)
+{
+	static const char *const states[] = {
+		[BFQ_E_OUT] = "out", [BFQ_E_ACTIVE] = "waiting",
+		[BFQ_E_IN_SERVICE] = "in_service", [BFQ_E_IDLE] = "idle",
+	};
+	static const char *const classes[] = { "rt", "be", "idle" };
+	struct request_queue *q = bfqd->queue;
+	struct blkcg_gq *blkg;
+	char path[128];
+	int i;
+
+	spin_lock_irq(&q->queue_lock);
+	spin_lock(&bfqd->lock);
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
+		struct bfq_group *bfqg = blkg_to_bfqg(blkg);
+		const struct bfq_entity *e;
+		u64 v;
+
+		if (!bfqg || !bfqg->placed)
+			continue;
+		e = &bfqg->entity;
+		v = e->sd->st[e->class_idx].vtime;
+		if (cgroup_path(blkg->blkcg->css.cgroup, path, sizeof(path)) < 0)
+			strscpy(path, "?", sizeof(path));
+		seq_printf(m, "group path=%s weight=%u state=%s start=%lld finish=%lld busy_children=%u",
+			   path, e->weight, states[e->state],
+			   (s64)(e->start - v), (s64)(e->finish - v),
+			   bfqg->busy_children);
+		for (i = 0; i < BFQ_NR_CLASSES; i++)
+			seq_printf(m, " %s_vtime=%llu %s_wsum=%llu %s_active=%u",
+				   classes[i], bfqg->sched.st[i].vtime,
+				   classes[i], bfqg->sched.st[i].wsum,
+				   classes[i], bfqg->sched.st[i].nr_active);
+		seq_putc(m, '\n');
+	}
+	spin_unlock(&bfqd->lock);
+	spin_unlock_irq(&q->queue_lock);
+}
+#endif
+
 #ifdef CONFIG_BFQ_KUNIT_TEST
 #include "bfq-cgroup-test.c"
 #endif

@@ -69,6 +69,8 @@ static inline unsigned int bfq_cg_effective_weight(unsigned int dfl_weight,
 struct bio;
 struct request;
 
+struct seq_file;
+
 #ifdef CONFIG_BFQ_GROUP_IOSCHED
 
 #include "blk-cgroup-rwstat.h"
@@ -228,10 +230,16 @@ int bfq_cg_register(void);
 void bfq_cg_unregister(void);
 int bfq_cg_activate(struct bfq_data *bfqd);
 void bfq_cg_deactivate(struct bfq_data *bfqd);
+void bfq_cg_debugfs_show(struct bfq_data *bfqd, struct seq_file *m);
 
 #else /* !CONFIG_BFQ_GROUP_IOSCHED */
 
 struct bfq_group;
+
+static inline void bfq_cg_debugfs_show(struct bfq_data *bfqd,
+				       struct seq_file *m)
+{
+}
 
 static inline struct bfq_group *bfq_root_group(struct bfq_data *bfqd)
 {

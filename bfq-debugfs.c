@@ -19,12 +19,15 @@
  * Files: queues (the queue in service, then the waiting and the empty
  * ones), service_trees (each class's virtual time and weight sum, the
  * busy counts, raising, merges and injection), rate (the peak rate
- * estimate, the budget it gives and the seek cost verdicts).
+ * estimate, the budget it gives and the seek cost verdicts), groups (each
+ * group's place in its parent's level and its own trees; bfq-cgroup.c
+ * writes it, under the device's queue_lock too).
  */
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
 
 #include "bfq-iosched.h"
+#include "bfq-cgroup.h"
 
 static const char *const bfq_class_names[] = { "RT", "BE", "IDLE" };
 static const char *const bfq_burst_names[] = {
@@ -133,6 +136,14 @@ static int bfq_debugfs_trees_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+static int bfq_debugfs_groups_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+
+	bfq_cg_debugfs_show(q->elevator->elevator_data, m);
+	return 0;
+}
+
 static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
@@ -164,5 +175,6 @@ const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
 	{ "queues", 0400, bfq_debugfs_queues_show },
 	{ "service_trees", 0400, bfq_debugfs_trees_show },
 	{ "rate", 0400, bfq_debugfs_rate_show },
+	{ "groups", 0400, bfq_debugfs_groups_show },
 	{},
 };

@@ -117,6 +117,10 @@ fi
 qrb=$(grp_rbytes q)
 check "1: its reads are counted in the new group (${qrb:-0} bytes)" \
 	[ "${qrb:-0}" -gt 0 ]
+grep . /sys/kernel/debug/block/$dev/sched/groups | cut -c1-160
+check "1: debugfs sched/groups lists both groups with their state" \
+	sh -c "grep -q '^group path=/cgmv/p weight=[0-9]* state=' /sys/kernel/debug/block/$dev/sched/groups &&
+	       grep -q '^group path=/cgmv/q weight=[0-9]* state=' /sys/kernel/debug/block/$dev/sched/groups"
 kill $P1 2>/dev/null
 wait $P1 2>/dev/null
 cg_empty $G/q $CG2
