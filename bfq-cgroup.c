@@ -666,8 +666,8 @@ static void bfq_cg_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
 }
 
 /*
- * Rule 11: the new queue @bfqq, on no tree yet, joins @bfqg (NULL: the
- * root group, where it already is). Under bfq_data.lock.
+ * Rule 11: @bfqq, on no tree (new, or moving), joins @bfqg (NULL: the
+ * root group, where a new queue already is). Under bfq_data.lock.
  */
 void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		   struct bfq_group *bfqg)
@@ -677,14 +677,21 @@ void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return;
 	bfq_cg_place(bfqd, bfqg);
 	blkg_get(bfqg_to_blkg(bfqg));
-	bfqq->bfqg = bfqg;
+	WRITE_ONCE(bfqq->bfqg, bfqg);
 	bfq_entity_place(&bfqq->entity, &bfqg->sched, &bfqg->entity);
 }
 
 /*
- * Rule 11: @bfqq, off every tree, is being freed: an offline group it
+ * Rule 11: a queue, off every tree, has left @bfqg: an offline group it
  * leaves idle leaves its parent's trees, then the blkg reference goes.
  */
+static void bfq_cg_leave(struct bfq_group *bfqg)
+{
+	bfq_cg_forget_dead(bfqg);
+	blkg_put(bfqg_to_blkg(bfqg));
+}
+
+/* Rule 11: @bfqq, off every tree, is being freed. */
 void bfq_cg_detach(struct bfq_queue *bfqq)
 {
 	struct bfq_group *bfqg = bfqq->bfqg;
@@ -692,8 +699,7 @@ void bfq_cg_detach(struct bfq_queue *bfqq)
 	if (!bfqg)
 		return;
 	bfqq->bfqg = NULL;
-	bfq_cg_forget_dead(bfqg);
-	blkg_put(bfqg_to_blkg(bfqg));
+	bfq_cg_leave(bfqg);
 }
 
 /*
@@ -712,17 +718,13 @@ void bfq_cg_move(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	lockdep_assert_held(&bfqd->lock);
 	bfq_entity_forget(&bfqq->entity);
 	if (bfqg) {
-		bfq_cg_place(bfqd, bfqg);
-		blkg_get(bfqg_to_blkg(bfqg));
-		bfq_entity_place(&bfqq->entity, &bfqg->sched, &bfqg->entity);
+		bfq_cg_attach(bfqd, bfqq, bfqg);
 	} else {
+		WRITE_ONCE(bfqq->bfqg, NULL);
 		bfq_entity_place(&bfqq->entity, &bfqd->sched, NULL);
 	}
-	WRITE_ONCE(bfqq->bfqg, bfqg);
-	if (old) {
-		bfq_cg_forget_dead(old);
-		blkg_put(bfqg_to_blkg(old));
-	}
+	if (old)
+		bfq_cg_leave(old);
 }
 
 /* Rule 11: the group's async queue slots, [class][level] in a row. */

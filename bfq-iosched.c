@@ -399,16 +399,16 @@ static bool bfq_sync_queue_follow(struct bfq_data *bfqd,
 				  struct bfq_queue *bfqq,
 				  struct bfq_group *bfqg)
 {
+	bool in_service = bfqq == bfqd->in_service_bfqq;
+
+	/* The bic's reference and the turn's: no request left to finish. */
 	if (bfqq->merge.nr_members != 1 || bfqq->nr_queued ||
-	    bfqq->nr_in_driver)
+	    bfqq->nr_in_driver || bfqq->ref != 1 + in_service)
 		return false;
-	if (bfqq == bfqd->in_service_bfqq) {
+	if (in_service) {
 		bfqd->parked = false;
 		bfq_expire(bfqd, BFQ_EXP_EMPTY, ktime_get_ns());
 	}
-	/* The bic's reference only: no request left to finish. */
-	if (bfqq->ref != 1 || bfqq->busy)
-		return false;
 	/* Its last turn was in another level: it does not rejoin there. */
 	bfqq->idle_expired_ns = 0;
 	bfq_cg_move(bfqd, bfqq, bfqg);
@@ -748,11 +748,9 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		msecs_to_jiffies(bfq_fifo_expire_ms(bfqd, rq));
 	list_add_tail(&rq->queuelist, &bfqq->fifo);
 	if (rq_mergeable(rq)) {
-		if (blk_discard_mergable(rq))
-			q->last_merge = rq;
-		else
+		if (!blk_discard_mergable(rq))
 			elv_rqhash_add(q, rq);
-		if (!q->last_merge)
+		if (!q->last_merge || blk_discard_mergable(rq))
 			q->last_merge = rq;
 	}
 	rq_state_set(rq, BFQ_RQ_QUEUED, true);

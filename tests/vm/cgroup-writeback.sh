@@ -89,15 +89,10 @@ writer() {
 		--direct=0 > /tmp/cgw-$1.txt 2>&1
 	PIDS="$PIDS $!"
 }
-grp_wbytes() { sed -n "s/^$MM .*wbytes=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
+grp_wbytes() { grp_bytes "$1" wbytes; }
 writer g1
 writer g2
-n=0
-while [ -z "$(grp_wbytes g1)" ] || [ -z "$(grp_wbytes g2)" ]; do
-	n=$((n + 1))
-	[ $n -gt 150 ] && die "no writeback from both groups after 30 s"
-	sleep 0.2
-done
+grp_wait_io g1:wbytes g2:wbytes || die "no writeback from both groups"
 sleep $LEAD
 prev="$(grp_wbytes g1) $(grp_wbytes g2)"
 d0=$(awk '{ print $5, $7 }' /sys/block/$dev/stat)

@@ -226,6 +226,9 @@ cg_empty() {
 # group), dev and MM (the device and its MAJ:MIN), WIN, ROUNDS, LEAD, TOL.
 #   mkgroups PATH:WEIGHT...  groups under G, parents first, with io enabled
 #                            below each parent and the given io.bfq.weight
+#   grp_bytes GROUP FIELD    GROUP's io.stat FIELD (rbytes, wbytes) on MM;
+#                            grp_rbytes GROUP its rbytes
+#   grp_wait_io GROUP:FIELD... until each FIELD is counted (<= 30 s in all)
 #   grp_measure GROUP...     once every GROUP did I/O and LEAD s more,
 #                            ROUNDS windows of WIN s: GRP_W gets a line per
 #                            window, the device's completed requests, then
@@ -248,7 +251,18 @@ mkgroups() {
 		echo "${gw#*:}" > "$p/io.bfq.weight" || return 1
 	done
 }
-grp_rbytes() { sed -n "s/^$MM rbytes=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
+grp_bytes() { sed -n "s/^$MM .*$2=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
+grp_rbytes() { grp_bytes "$1" rbytes; }
+grp_wait_io() {
+	local gf n=0
+	for gf; do
+		while [ -z "$(grp_bytes "${gf%:*}" "${gf#*:}")" ]; do
+			n=$((n + 1))
+			[ $n -gt 150 ] && { echo "no I/O counted in ${gf%:*} after 30 s"; return 1; }
+			sleep 0.2
+		done
+	done
+}
 grp_snap() {
 	local s g
 	s=$(awk '{ print $1 }' /sys/block/$dev/stat)
@@ -256,15 +270,11 @@ grp_snap() {
 	echo $s
 }
 grp_measure() {
-	local g n=0 prev cur i
+	local g w= prev cur i
 	: > $GRP_W
-	for g; do
-		while [ -z "$(grp_rbytes $g)" ]; do
-			n=$((n + 1))
-			[ $n -gt 150 ] && { echo "no I/O in $g after 30 s"; return 1; }
-			sleep 0.2
-		done
-	done
+	for g; do w="$w $g:rbytes"; done
+	# shellcheck disable=SC2086 # a list of GROUP:FIELD
+	grp_wait_io $w || return 1
 	sleep $LEAD
 	prev=$(grp_snap "$@")
 	for i in $(seq $ROUNDS); do

@@ -42,8 +42,6 @@ load_bfq || die "insmod of the $VM_IMPL bfq.ko failed"
 cg2_io || die "no cgroup v2 io controller"
 mkdir $G && echo +io > $G/cgroup.subtree_control || die "cannot make $G"
 mkgroups w:100 r:100 || die "cannot make the groups"
-# tw_bytes GROUP FIELD: GROUP's io.stat FIELD (rbytes, wbytes) on the device
-tw_bytes() { sed -n "s/^$MM .*$2=\([0-9]*\) .*/\1/p" "$G/$1/io.stat"; }
 
 for d in $depths; do
 	case $d in 1) ns=4000000 ;; *) ns=10000000 ;; esac
@@ -65,19 +63,13 @@ for d in $depths; do
 			--bs=4k --direct=1 --ioengine=psync --offset=512m \
 			--size=256m --time_based --runtime=600 --output=/dev/null
 		PR=$!
-		# Until both groups have I/O counted; then TW_LEAD s, then the windows.
-		n=0
-		while [ -z "$(tw_bytes w wbytes)" ] || [ -z "$(tw_bytes r rbytes)" ]; do
-			n=$((n + 1))
-			[ $n -gt 150 ] && die "no I/O in a group after 30 s"
-			sleep 0.2
-		done
+		grp_wait_io w:wbytes r:rbytes || die "the groups did no I/O"
 		sleep $LEAD
 		sh=
-		w0=$(tw_bytes w wbytes) r0=$(tw_bytes r rbytes)
+		w0=$(grp_bytes w wbytes) r0=$(grp_bytes r rbytes)
 		for i in $(seq $ROUNDS); do
 			sleep $WIN
-			w1=$(tw_bytes w wbytes) r1=$(tw_bytes r rbytes)
+			w1=$(grp_bytes w wbytes) r1=$(grp_bytes r rbytes)
 			echo "  window $i: KiB w $(((w1 - w0) / 1024)) r $(((r1 - r0) / 1024))"
 			sh="$sh $(awk -v w=$((w1 - w0)) -v r=$((r1 - r0)) 'BEGIN { printf "%.4f", (w + r) ? r / (w + r) : 0 }')"
 			w0=$w1 r0=$r1
