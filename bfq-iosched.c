@@ -147,6 +147,9 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  * waiting for input) must not pass for a slow thinker for long.
  */
 #define BFQ_THINK_SAMPLE_SLICES	2
+/* Idle slices for raised and seeky queues (bfq_idle_slice()). */
+#define BFQ_IDLE_WR_SLICES	BFQ_THINK_SAMPLE_SLICES
+#define BFQ_IDLE_SEEKY_MIN_DIV	4
 /* A queue idled out and back within this many slices keeps its place. */
 #define BFQ_REJOIN_SLICES	4
 /* The device queues internally if it has held this many requests. */
@@ -1372,9 +1375,49 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	       (!bfq_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
 }
 
-static void bfq_idle_start(struct bfq_data *bfqd)
+/*
+ * How long to idle for @bfqq, in service and emptied: slice_idle, shaped
+ * by what the queue is (with strict_guarantees, slice_idle as written).
+ *  - An interactively raised queue (a user waits for its next request)
+ *    is waited for as long as its mean think time and a quarter of it
+ *    again, if that is at most BFQ_IDLE_WR_SLICES slices: an
+ *    application's work between two reads (page faults, parsing,
+ *    linking) often outlasts one slice, and a turn lost there makes each
+ *    next read wait for the other queues' requests in the device. A
+ *    queue that thinks longer than that (a journal thread, raised by its
+ *    first commit, whose next one comes seconds later) gets the plain
+ *    slice: a longer wait would only idle the device longer. Raising
+ *    ends after a few seconds, and with it the longer wait.
+ *  - A seeky queue's next request costs the device a seek wherever it
+ *    lands, so waiting for it pays only while it is about to come: twice
+ *    its mean think time, at least BFQ_IDLE_SEEKY_MIN_DIV-th of the
+ *    slice (the wake-up of its process), at most the slice. When such a
+ *    process pauses or ends, the device is given away a few ms earlier.
+ */
+static u64 bfq_idle_slice(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  u64 now_ns)
 {
 	u64 slice_ns = READ_ONCE(bfqd->tun.slice_idle_ns);
+
+	if (READ_ONCE(bfqd->tun.strict_guarantees))
+		return slice_ns;
+	if (bfq_wr_needs_idling(bfqd, bfqq, now_ns) &&
+	    !bfq_wr_yields(bfqd, bfqq, now_ns)) {
+		u64 wait_ns = bfqq->think_ns + bfqq->think_ns / 4;
+
+		if (wait_ns > slice_ns && wait_ns <= slice_ns * BFQ_IDLE_WR_SLICES)
+			return wait_ns;
+		return slice_ns;
+	}
+	if (bfq_seeky(bfqq))
+		return clamp_t(u64, 2 * bfqq->think_ns,
+			       slice_ns / BFQ_IDLE_SEEKY_MIN_DIV, slice_ns);
+	return slice_ns;
+}
+
+static void bfq_idle_start(struct bfq_data *bfqd, u64 now_ns)
+{
+	u64 slice_ns = bfq_idle_slice(bfqd, bfqd->in_service_bfqq, now_ns);
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -1653,7 +1696,7 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 				continue;
 			}
 			if (!bfqq->nr_in_driver && !bfqd->idling)
-				bfq_idle_start(bfqd);
+				bfq_idle_start(bfqd, now_ns);
 			return bfq_dispatch_injected(bfqd, bfqq, now_ns);
 		}
 		if (time_after(jiffies, bfqd->turn_deadline)) {
@@ -1767,7 +1810,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq == bfqd->in_service_bfqq && !bfqq->nr_queued &&
 	    !bfqq->nr_in_driver && !bfqd->idling) {
 		if (bfq_should_idle(bfqd, bfqq, now_ns)) {
-			bfq_idle_start(bfqd);
+			bfq_idle_start(bfqd, now_ns);
 		} else if (!bfqd->nr_queued) {
 			bfq_park(bfqd, now_ns);
 		} else {
