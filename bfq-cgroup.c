@@ -88,8 +88,8 @@
  *    removal, deactivation) comes before pd_free, with the device's
  *    bfq_data alive: it clears bfq_group.bfqd under bfq_data.lock, after
  *    which bfq_cg_bio_group() passes the group over and new I/O goes to its
- *    nearest online ancestor; its trees must be empty by then (entities
- *    drained or reparented there), and its counters are added to the
+ *    nearest online ancestor; its queues go there too (rule 11), and its
+ *    counters are added to the
  *    parent's so the recursive stats keep its I/O. pd_free touches the pd
  *    only: on 6.1 a blkg destroyed before exit_sched is freed after it,
  *    bfq_data gone. (6.1's blk-cgroup frees such a pd through
@@ -109,14 +109,21 @@
  *    turn (a turn it idles or is parked in ends first). Otherwise it gets a
  *    new sync queue that takes the old one's state, and the old one keeps its
  *    requests and is freed, like any queue, when its last reference goes
- *    (bfq_cg_detach(): the blkg reference is dropped last). A group offline
- *    (bfqd NULL) receives no new queue, so it only drains; as soon as it is
- *    both offline and not busy (nothing queued or in service below it), its
- *    entity leaves its parent's idle tree (bfq_entity_forget()), at pd_offline
- *    or at the free of its last busy queue, walking up through offline
- *    ancestors. So when pd_free comes, after the last queue's blkg_put(), no
- *    tree holds the entity. At exit_sched every queue is gone before the
- *    policy is deactivated.
+ *    (bfq_cg_detach(): the blkg reference is dropped last). A group going
+ *    offline (bfqd NULL: its cgroup removed) receives no new queue, and
+ *    every queue it holds moves at once to the nearest group above it still
+ *    online (bfq_cg_reparent_queues(), bfq_queue_reparent()), with its
+ *    requests and what they count in the group (tags held, busy count,
+ *    queued statistic); a turn one of them holds ends first. Left at the
+ *    removed group's weight, the requests of a process that moved out
+ *    before the removal would wait at a share nobody asked for any more
+ *    (at weight 1, for minutes, and the process with them), and the group
+ *    could not be released until they were served. Offline, the group is
+ *    not busy: its entity leaves its parent's idle tree
+ *    (bfq_entity_forget()), walking up through offline ancestors, at
+ *    pd_offline or when its last queue leaves. So when pd_free comes, after
+ *    the last queue's blkg_put(), no tree holds the entity. At exit_sched
+ *    every queue is gone before the policy is deactivated.
  * 12. Unloading. Deactivation frees the pds of the blkgs on the device's
  *    list, but a blkg already destroyed (its cgroup removed) while a queue
  *    of ours still held it is freed later: RCU, then a work item that
@@ -558,6 +565,49 @@ static void bfq_cg_forget_dead(struct bfq_group *bfqg)
 	}
 }
 
+/*
+ * Rule 11: every queue of @bfqg, which has just gone offline, moves to the
+ * nearest group above it still online on the device (NULL: the root
+ * group), its requests with it. Returns whether a turn ended. Under
+ * bfq_data.lock.
+ */
+static bool bfq_cg_reparent_queues(struct bfq_data *bfqd,
+				   struct bfq_group *bfqg)
+{
+	struct blkcg_gq *blkg = bfqg_to_blkg(bfqg)->parent;
+	struct bfq_queue *bfqq, *next;
+	struct bfq_group *to = NULL;
+	bool ended = false;
+
+	for (; blkg; blkg = blkg->parent) {
+		to = blkg_to_bfqg(blkg);
+		if (to && READ_ONCE(to->bfqd) == bfqd)
+			break;
+	}
+	if (!blkg || to == bfq_root_group(bfqd))
+		to = NULL;
+	if (list_empty(&bfqd->all_bfqqs))
+		return false;
+	/*
+	 * A queue's last put (a turn ended, nothing else holding it) frees it
+	 * and may free the queue it holds (bfq-merge.c): each queue of the
+	 * walk is held while its successor is taken.
+	 */
+	bfqq = list_first_entry(&bfqd->all_bfqqs, struct bfq_queue, all_node);
+	bfq_get_queue(bfqq);
+	while (bfqq) {
+		next = list_is_last(&bfqq->all_node, &bfqd->all_bfqqs) ? NULL :
+		       list_next_entry(bfqq, all_node);
+		if (next)
+			bfq_get_queue(next);
+		if (bfqq->bfqg == bfqg)
+			ended |= bfq_queue_reparent(bfqd, bfqq, to);
+		bfq_put_queue(bfqq);
+		bfqq = next;
+	}
+	return ended;
+}
+
 /* Rule 10: the group leaves its device. queue_lock and blkcg->lock held. */
 static void bfq_cg_pd_offline(struct blkg_policy_data *pd)
 {
@@ -566,6 +616,7 @@ static void bfq_cg_pd_offline(struct blkg_policy_data *pd)
 	struct bfq_data *bfqd = bfqg->bfqd;
 	unsigned long flags;
 	unsigned int i;
+	bool run;
 
 	/* A gauge of queued requests has nothing to hand on. */
 	for (i = 0; parent && i < ARRAY_SIZE(bfq_cg_stats); i++)
@@ -577,8 +628,12 @@ static void bfq_cg_pd_offline(struct blkg_policy_data *pd)
 	spin_lock_irqsave(&bfqd->lock, flags);
 	WRITE_ONCE(bfqg->bfqd, NULL);
 	bfq_cg_put_async(bfqg);
+	run = bfq_cg_reparent_queues(bfqd, bfqg);
 	bfq_cg_forget_dead(bfqg);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
+	/* A turn taken from the group: the next one is chosen at dispatch. */
+	if (run)
+		blk_mq_run_hw_queues(bfqd->queue, true);
 }
 
 static void bfq_cg_pd_free(struct blkg_policy_data *pd)

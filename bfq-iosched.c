@@ -499,6 +499,7 @@ static struct bfq_queue *bfq_bind_rq(struct bfq_data *bfqd, struct request *rq)
 	}
 	bfq_get_queue(bfqq);
 	rq->elv.priv[0] = bfqq;
+	bfqq->nr_bound++;
 	bfq_tags_count_group(bfqd, bfqq->bfqg, true);
 	return bfqq;
 }
@@ -617,6 +618,56 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (!--(*n))
 		bfqd->busy_kinds--;
 	bfq_group_busy(bfqd, bfqq, false);
+}
+
+/*
+ * @bfqq's group goes offline (its cgroup removed): the queue goes to @to,
+ * the nearest group still online above it (NULL: the root group), with
+ * its requests (rule 11 of bfq-cgroup.c). What its requests count in the
+ * old group goes with them: the scheduler tags they hold, the queue's
+ * busy count, the queued requests' statistic. A turn it holds ends first,
+ * charged what it moved; with requests queued it waits in the new level
+ * from that level's virtual time. The caller holds a reference to @bfqq.
+ * Returns whether a turn ended (the device must be run again). Under
+ * bfq_data.lock.
+ */
+bool bfq_queue_reparent(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			struct bfq_group *to)
+{
+	struct bfq_group *from = bfqq->bfqg;
+	bool ended = bfqq == bfqd->in_service_bfqq;
+	unsigned int *held;
+	struct request *rq;
+	bool busy;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (ended)
+		bfq_expire(bfqd, bfqq->nr_queued ? BFQ_EXP_PREEMPTED :
+						   BFQ_EXP_EMPTY, 0);
+	if (bfqq->entity.state == BFQ_E_ACTIVE)
+		bfq_entity_deactivate(&bfqq->entity);
+	busy = bfqq->busy;
+	if (busy)
+		bfq_group_busy(bfqd, bfqq, false);
+	list_for_each_entry(rq, &bfqq->fifo, queuelist) {
+		bfq_cg_stat_queued(from, rq, -1);
+		bfq_cg_stat_queued(to, rq, 1);
+	}
+	/* Read by bfq_tags_group_tagless() without the lock. */
+	held = bfq_cg_tags_held(from, &bfqd->tags.root_held);
+	WRITE_ONCE(*held, *held - bfqq->nr_bound);
+	held = bfq_cg_tags_held(to, &bfqd->tags.root_held);
+	WRITE_ONCE(*held, *held + bfqq->nr_bound);
+	/* Its last turn was in another level: it does not rejoin there. */
+	bfqq->idle_expired_ns = 0;
+	bfq_cg_move(bfqd, bfqq, to);
+	if (busy)
+		bfq_group_busy(bfqd, bfqq, true);
+	if (bfqq->nr_queued)
+		bfq_entity_activate(&bfqq->entity);
+	bfq_log(bfqd, bfqq, "moved to the parent group");
+	return ended;
 }
 
 /*
@@ -854,6 +905,8 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		bfq_remove_request(bfqd, rq, false);
 		bfq_get_queue(to);
 		rq->elv.priv[0] = to;
+		from->nr_bound--;
+		to->nr_bound++;
 		bfq_put_queue(from);
 		bfq_add_request(bfqd, to, rq);
 		rq->fifo_time = deadline;
@@ -1846,6 +1899,7 @@ static void bfq_finish_request(struct request *rq)
 		if (rq_state(rq) & BFQ_RQ_IN_DRIVER)
 			bfq_rq_completed(bfqd, bfqq, rq);
 		bfq_inject_forget_rq(bfqd, rq);
+		bfqq->nr_bound--;
 		bfq_tags_count_group(bfqd, bfqq->bfqg, false);
 		WARN_ON_ONCE(rq_state(rq) & BFQ_RQ_QUEUED);
 		rq->elv.priv[0] = NULL;

@@ -205,6 +205,8 @@ struct bfq_queue {
 	unsigned int nr_queued;
 	unsigned int nr_meta;		/* of them REQ_META: bfq_choose_rq() */
 	unsigned int nr_in_driver;
+	/* Requests bound to it, from bfq_bind_rq() to their finish. */
+	unsigned int nr_bound;
 	sector_t next_pos;		/* end of the last dispatched request */
 	sector_t arrival_end;		/* end of the last arrived request */
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
@@ -463,6 +465,8 @@ struct bfq_data {
 /* bfq-iosched.c, for the other files. bfq_data.lock. */
 void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
+bool bfq_queue_reparent(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			struct bfq_group *to);
 void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to);
