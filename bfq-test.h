@@ -31,6 +31,7 @@ static inline struct bfq_data *bfq_test_bfqd(struct kunit *test)
 	bfqd->queue = kunit_kzalloc(test, sizeof(*bfqd->queue), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bfqd->queue);
 	spin_lock_init(&bfqd->lock);
+	INIT_LIST_HEAD(&bfqd->all_bfqqs);
 	bfq_wr_init(bfqd);
 	bfq_inject_init(bfqd);
 	bfq_merge_init(bfqd);
