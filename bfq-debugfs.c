@@ -11,7 +11,10 @@
  *    (a queue's service never exceeds its budget in one line, the busy
  *    counts match the queues listed).
  * 2. Nothing here changes state or calls back into a mechanism that would:
- *    a read of debugfs must not change what the scheduler does.
+ *    a read of debugfs must not change what the scheduler does. The one
+ *    exception is test builds' test_ranges (make TEST_HOOKS=1): written,
+ *    it gives the disk the independent access ranges no emulated disk
+ *    reports, for tests/vm/ranges.sh; bfq reads them when selected.
  * 3. Every line is "name=value" pairs after a fixed first word, so that the
  *    tests (tests/vm/core-observe.sh and others) parse them with awk; a
  *    field is added at the end of its line, never renamed.
@@ -19,11 +22,14 @@
  * Files: queues (the queue in service, then the waiting and the empty
  * ones), service_trees (each class's virtual time and weight sum, the
  * busy counts, raising, merges and injection), rate (the peak rate
- * estimate, the budget it gives and the seek cost verdicts), groups (each
+ * estimate, the budget it gives, the seek cost verdicts and the disk's
+ * independent access ranges), groups (each
  * group's place in its parent's level and its own trees; bfq-cgroup.c
  * writes it, under the device's queue_lock too).
  */
+#include <linux/blkdev.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 
 #include "bfq-iosched.h"
@@ -158,6 +164,14 @@ static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 		   bfqd->driver_depth, bfqd->hw_queueing);
 	/* bfq_rate_seek_costly(): what requests served alone took. */
 	seq_printf(m, "seeks_cost=%d\n", bfq_rate_seek_costly(sc));
+	/* Rule 5 of bfq-inject.c. */
+	seq_printf(m, "ranges nr=%u injected=%llu", bfqd->ranges.nr,
+		   bfqd->ranges.nr_injected);
+	for (i = 0; i < bfqd->ranges.nr; i++)
+		seq_printf(m, " end%u=%llu in_driver%u=%u", i,
+			   (unsigned long long)bfqd->ranges.end[i], i,
+			   bfqd->ranges.in_driver[i]);
+	seq_putc(m, '\n');
 	for (i = 0; i < BFQ_SEEK_NR_SIZES; i++) {
 		if (!sc->near_n[i] && !sc->far_n[i])
 			continue;
@@ -171,10 +185,61 @@ static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+#ifdef BFQ_TEST_HOOKS
+/*
+ * Test builds: "N" gives the disk N equal independent access ranges (2 to
+ * BFQ_MAX_RANGES), "0" none; select bfq again for it to read them.
+ */
+static ssize_t bfq_debugfs_test_ranges_write(void *data,
+					     const char __user *buf,
+					     size_t count, loff_t *ppos)
+{
+	struct request_queue *q = data;
+	struct blk_independent_access_ranges *iars = NULL;
+	sector_t cap = get_capacity(q->disk), part;
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 0, &n);
+	if (ret)
+		return ret;
+	if (n == 1 || n > BFQ_MAX_RANGES)
+		return -EINVAL;
+	if (n) {
+		iars = disk_alloc_independent_access_ranges(q->disk, n);
+		if (!iars)
+			return -ENOMEM;
+		part = div_u64(cap, n);
+		for (i = 0; i < n; i++) {
+			iars->ia_range[i].sector = part * i;
+			iars->ia_range[i].nr_sectors =
+				i + 1 < n ? part : cap - part * i;
+		}
+	}
+	/* Takes over iars, freed if the ranges are invalid. */
+	disk_set_independent_access_ranges(q->disk, iars);
+	return count;
+}
+
+/* What bfq read when selected, as the rate file says it. */
+static int bfq_debugfs_test_ranges_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	seq_printf(m, "%u\n", READ_ONCE(bfqd->ranges.nr));
+	return 0;
+}
+#endif
+
 const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[] = {
 	{ "queues", 0400, bfq_debugfs_queues_show },
 	{ "service_trees", 0400, bfq_debugfs_trees_show },
 	{ "rate", 0400, bfq_debugfs_rate_show },
 	{ "groups", 0400, bfq_debugfs_groups_show },
+#ifdef BFQ_TEST_HOOKS
+	{ "test_ranges", 0600, bfq_debugfs_test_ranges_show,
+	  bfq_debugfs_test_ranges_write },
+#endif
 	{},
 };

@@ -430,6 +430,23 @@ static void bfq_inject_debt_capped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, large, BFQ_INJECT_DEBT_BUDGETS * 256U);
 }
 
+/* Rule 5: which range a sector lies in; none reported, all in range 0. */
+static void bfq_inject_range_of_ends(struct kunit *test)
+{
+	struct bfq_ranges r = { .nr = 3, .end = { 100, 250, 1000 } };
+	struct bfq_ranges none = { .nr = 0 };
+
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 0), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 99), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 100), 1U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 249), 1U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 250), 2U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 999), 2U);
+	/* Past the end (a disk grown since): the last range. */
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&r, 5000), 2U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&none, 5000), 0U);
+}
+
 static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
 	KUNIT_CASE(bfq_inject_limit_reprobe),
@@ -440,6 +457,7 @@ static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE(bfq_inject_waker_not_neighbour),
 	KUNIT_CASE(bfq_inject_probe_and_debt),
 	KUNIT_CASE(bfq_inject_debt_capped),
+	KUNIT_CASE(bfq_inject_range_of_ends),
 	{}
 };
 

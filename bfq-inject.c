@@ -69,6 +69,22 @@
  *    2026-11-28-depth32-icount.md). A reader kept from the CPU for longer
  *    than a neighbour's service still passes, so where the readers
  *    saturate the CPU some false wakers remain.
+ * 5. Actuators. A disk with several independent access ranges (a
+ *    multi-actuator disk: queue/independent_access_ranges) serves a
+ *    request in one range while it serves another in another range. A
+ *    queue's turn usually reads in one range, and the other actuators
+ *    would stay idle while requests for them wait behind it. So whenever
+ *    the device holds requests in some range and none in another, a
+ *    queued request for the idle range is dispatched before the queue in
+ *    service's next one, or while the device idles for it: one at a time
+ *    per idle range, from the first queue found holding one (IDLE-class
+ *    queues only beside an IDLE queue in service, a raised application's
+ *    hold kept, bfq_wr_holds_back()); not into the range the queue in
+ *    service reads in or idles for, where it would seek that actuator
+ *    away. Paid like rule 3's, so the shares stay the service layer's. The
+ *    ranges are those the disk reports when bfq is selected on it (up to
+ *    BFQ_MAX_RANGES; none with strict_guarantees, which keeps one request
+ *    in the device).
  *
  * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, last_done and
  * probe_rq hold no reference. bfq_put_queue() calls bfq_inject_queue_exit()
@@ -77,10 +93,13 @@
  * bfq_finish_request() calls bfq_inject_forget_rq() before a request goes.
  * Waker candidates are compared by serial, never dereferenced.
  */
+#include <linux/blkdev.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+
+#include "elevator.h"
 
 #include "bfq-iosched.h"
 #include "bfq-trace.h"
@@ -421,6 +440,116 @@ unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget)
 	bfqq->inj.debt_sectors -= paid;
 	bfqq->inj.paid_sectors = paid;
 	return paid;
+}
+
+/* ------------------------------------------------------------------ */
+/* Actuators (rule 5)                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Rule 5: the disk's ranges, as it reports them now. Called at
+ * init_sched, where the elevator core keeps the disk's ranges from
+ * changing (their writer takes the queue's sysfs_lock too).
+ */
+void bfq_inject_ranges_init(struct bfq_ranges *r, struct gendisk *disk)
+{
+	struct blk_independent_access_ranges *iars = disk->ia_ranges;
+	unsigned int i;
+
+	r->nr = 0;
+	if (!iars || iars->nr_ia_ranges < 2 ||
+	    iars->nr_ia_ranges > BFQ_MAX_RANGES)
+		return;
+	/* blk-ia-ranges.c keeps them sorted, contiguous, from sector 0. */
+	for (i = 0; i < iars->nr_ia_ranges; i++)
+		r->end[i] = iars->ia_range[i].sector +
+			    iars->ia_range[i].nr_sectors;
+	r->nr = iars->nr_ia_ranges;
+}
+
+/* Rule 5: the range @pos lies in (0 when the disk reports none). */
+unsigned int bfq_inject_range_of(const struct bfq_ranges *r, sector_t pos)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < r->nr; i++)
+		if (pos < r->end[i])
+			return i;
+	return r->nr ? r->nr - 1 : 0;
+}
+
+/* Rule 5: @bfqq's queued request lowest in [@start, @end), or NULL. */
+static struct request *bfq_inject_first_in(struct bfq_queue *bfqq,
+					   sector_t start, sector_t end)
+{
+	struct rb_node *node = bfqq->sort_list.rb_node;
+	struct request *found = NULL;
+
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= start) {
+			found = rq;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return found && blk_rq_pos(found) < end ? found : NULL;
+}
+
+/*
+ * Rule 5: a queued request of a queue other than @cur for a range the
+ * device holds nothing of, other than @busy_range (the one @cur reads in
+ * or idles for), and its queue in *@bfqqp; NULL if none.
+ */
+struct request *bfq_inject_range_pick(struct bfq_data *bfqd,
+				      struct bfq_queue *cur,
+				      unsigned int busy_range, u64 now_ns,
+				      struct bfq_queue **bfqqp)
+{
+	struct bfq_ranges *r = &bfqd->ranges;
+	struct bfq_queue *bfqq;
+	unsigned int i;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (r->nr < 2 || READ_ONCE(bfqd->tun.strict_guarantees))
+		return NULL;
+	for (i = 0; i < r->nr; i++) {
+		sector_t start = i ? r->end[i - 1] : 0;
+
+		if (i == busy_range || r->in_driver[i])
+			continue;
+		list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+			struct request *rq;
+
+			if (bfqq == cur || !bfqq->nr_queued ||
+			    (bfqq->ioprio_class == BFQ_CLASS_IDLE &&
+			     cur->ioprio_class != BFQ_CLASS_IDLE) ||
+			    bfq_wr_holds_back(bfqd, bfqq, now_ns))
+				continue;
+			rq = bfq_inject_first_in(bfqq, start, r->end[i]);
+			if (rq) {
+				*bfqqp = bfqq;
+				return rq;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Rule 5: @sectors of @bfqq went to an idle actuator: paid as rule 3's. */
+void bfq_inject_range_dispatched(struct bfq_data *bfqd,
+				 struct bfq_queue *bfqq, unsigned int sectors)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqd->ranges.nr_injected++;
+	bfqq->inj.debt_sectors = min3((u64)bfqq->inj.debt_sectors + sectors,
+				      (u64)BFQ_INJECT_DEBT_BUDGETS *
+				      max(bfqq->entity.budget_sectors, sectors),
+				      (u64)BFQ_MAX_BUDGET_LIMIT_SECTORS);
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST

@@ -131,7 +131,10 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
 #define BFQ_RQ_INJECTED		BIT(2)	/* dispatched by bfq-inject.c */
 #define BFQ_RQ_ASKED		BIT(3)	/* fifo_time: when a tag was asked for */
-#define BFQ_RQ_SECTORS_SHIFT	4
+/* Bits 4-7: the range (actuator) it went to (rule 5 of bfq-inject.c). */
+#define BFQ_RQ_RANGE_SHIFT	4
+#define BFQ_RQ_RANGE_MASK	(0xfUL << BFQ_RQ_RANGE_SHIFT)
+#define BFQ_RQ_SECTORS_SHIFT	8
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
@@ -201,6 +204,29 @@ static void rq_mark_dispatched(struct request *rq)
 static unsigned int rq_dispatched_sectors(struct request *rq)
 {
 	return rq_state(rq) >> BFQ_RQ_SECTORS_SHIFT;
+}
+
+/*
+ * Rule 5 of bfq-inject.c: @rq, dispatched, is counted in the range of the
+ * disk it goes to (@up), or leaves the device.
+ */
+static void rq_count_range(struct bfq_data *bfqd, struct request *rq, bool up)
+{
+	struct bfq_ranges *r = &bfqd->ranges;
+	unsigned int i;
+
+	if (r->nr < 2)
+		return;
+	if (up) {
+		i = bfq_inject_range_of(r, blk_rq_pos(rq));
+		rq->elv.priv[1] = (void *)((rq_state(rq) & ~BFQ_RQ_RANGE_MASK) |
+					   ((unsigned long)i << BFQ_RQ_RANGE_SHIFT));
+		r->in_driver[i]++;
+	} else {
+		i = (rq_state(rq) & BFQ_RQ_RANGE_MASK) >> BFQ_RQ_RANGE_SHIFT;
+		if (!WARN_ON_ONCE(!r->in_driver[i]))
+			r->in_driver[i]--;
+	}
 }
 
 static const char *const bfq_expire_names[] = {
@@ -1697,6 +1723,23 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /*
+ * Rule 5 of bfq-inject.c: @rq of @bfqq, not the queue in service, goes to
+ * an actuator the device holds nothing for.
+ */
+static struct request *bfq_dispatch_range(struct bfq_data *bfqd,
+					  struct bfq_queue *bfqq,
+					  struct request *rq, u64 now_ns)
+{
+	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
+	bfq_inject_range_dispatched(bfqd, bfqq, blk_rq_sectors(rq));
+	bfq_log(bfqd, bfqq, "injected %u sectors for an idle actuator",
+		blk_rq_sectors(rq));
+	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
+	return rq;
+}
+
+/*
  * While the device idles for @cur: a request of another queue, if
  * bfq-inject.c finds one worth dispatching, else NULL.
  */
@@ -1707,7 +1750,15 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 						 bfq_symmetric(bfqd, cur));
 	struct request *rq;
 
-	if (!bfqq || WARN_ON_ONCE(!bfqq->nr_queued))
+	if (!bfqq) {
+		/* Rule 5: not into the range its next request comes to. */
+		rq = bfq_inject_range_pick(bfqd, cur,
+					   bfq_inject_range_of(&bfqd->ranges,
+							       cur->next_pos),
+					   now_ns, &bfqq);
+		return rq ? bfq_dispatch_range(bfqd, bfqq, rq, now_ns) : NULL;
+	}
+	if (WARN_ON_ONCE(!bfqq->nr_queued))
 		return NULL;
 	if (bfq_wr_holds_back(bfqd, bfqq, now_ns)) {
 		bfqd->kick_on_finish = true;
@@ -1769,6 +1820,20 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			bfqd->kick_on_finish = true;
 			return NULL;
 		}
+		/* Rule 5 of bfq-inject.c: an idle actuator's request first. */
+		if (bfqd->ranges.nr > 1) {
+			unsigned int i = bfq_inject_range_of(&bfqd->ranges,
+							     blk_rq_pos(rq));
+			struct bfq_queue *other;
+			struct request *orq;
+
+			orq = bfqd->ranges.in_driver[i] ?
+			      bfq_inject_range_pick(bfqd, bfqq, i, now_ns,
+						    &other) : NULL;
+			if (orq)
+				return bfq_dispatch_range(bfqd, other, orq,
+							  now_ns);
+		}
 		bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
 		bfqq->entity.service_sectors += blk_rq_sectors(rq);
 		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
@@ -1813,6 +1878,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		if (bfq_rq_prepared(rq) && rq_bfqq(rq)) {
 			rq_bfqq(rq)->nr_in_driver++;
 			rq_mark_dispatched(rq);
+			rq_count_range(bfqd, rq, true);
 			if (++bfqd->rq_in_driver >= BFQ_HW_QUEUEING_DEPTH)
 				bfqd->hw_queueing = true;
 		}
@@ -1848,6 +1914,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
+	rq_count_range(bfqd, rq, false);
 	if (!bfqq->nr_in_driver && !bfqq->nr_queued &&
 	    bfqq != bfqd->in_service_bfqq)
 		bfq_busy_clear(bfqd, bfqq);
@@ -1941,6 +2008,7 @@ static void bfq_requeue_request(struct request *rq)
 	    !(rq->rq_flags & RQF_DONTPREP)) {
 		bfqq->nr_in_driver--;
 		bfqq->bfqd->rq_in_driver--;
+		rq_count_range(bfqq->bfqd, rq, false);
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
 				  bfqq->bfqd->rq_in_driver);
@@ -2025,6 +2093,8 @@ static int bfq_init_sched(struct request_queue *q, bfq_init_sched_arg_t e)
 		return -ENOMEM;
 	}
 	bfq_data_init(bfqd, q);
+	if (q->disk)
+		bfq_inject_ranges_init(&bfqd->ranges, q->disk);
 	eq->elevator_data = bfqd;
 	q->elevator = eq;
 	ret = bfq_cg_activate(bfqd);

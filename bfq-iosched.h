@@ -370,6 +370,18 @@ struct bfq_inject_data {
 	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
 };
 
+/*
+ * The disk's independent access ranges (actuators), rule 5 of
+ * bfq-inject.c; read when bfq is selected on the disk. bfq_data.lock.
+ */
+#define BFQ_MAX_RANGES		8
+struct bfq_ranges {
+	unsigned int nr;		/* 0: none reported (one actuator) */
+	sector_t end[BFQ_MAX_RANGES];	/* first sector past each range */
+	unsigned int in_driver[BFQ_MAX_RANGES];	/* requests in the device */
+	u64 nr_injected;		/* for debugfs */
+};
+
 /* Per device early queue merge state (bfq-merge.c), bfq_data.lock. */
 struct bfq_merge_data {
 	struct rb_root pos_tree;	/* queues by merge.pos */
@@ -431,6 +443,7 @@ struct bfq_data {
 	struct bfq_seek_cost seek;
 	struct bfq_wr_data wr;
 	struct bfq_inject_data inj;
+	struct bfq_ranges ranges;
 	struct bfq_merge_data merge;
 	/*
 	 * Busy sync queues per (class, level) and the number of such pairs
@@ -748,6 +761,14 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct request *rq, bool injected, u64 now_ns);
 void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq);
 unsigned int bfq_inject_take_debt(struct bfq_queue *bfqq, unsigned int budget);
+void bfq_inject_ranges_init(struct bfq_ranges *r, struct gendisk *disk);
+unsigned int bfq_inject_range_of(const struct bfq_ranges *r, sector_t pos);
+struct request *bfq_inject_range_pick(struct bfq_data *bfqd,
+				      struct bfq_queue *cur,
+				      unsigned int busy_range, u64 now_ns,
+				      struct bfq_queue **bfqqp);
+void bfq_inject_range_dispatched(struct bfq_data *bfqd,
+				 struct bfq_queue *bfqq, unsigned int sectors);
 
 /* Rule 4: @bfqq dispatched a request at @now_ns (what a waiter waits for). */
 static inline void bfq_inject_note_sent(struct bfq_queue *bfqq, u64 now_ns)
