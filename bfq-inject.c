@@ -99,8 +99,6 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 
-#include "elevator.h"
-
 #include "bfq-iosched.h"
 #include "bfq-trace.h"
 
@@ -478,26 +476,6 @@ unsigned int bfq_inject_range_of(const struct bfq_ranges *r, sector_t pos)
 	return r->nr ? r->nr - 1 : 0;
 }
 
-/* Rule 5: @bfqq's queued request lowest in [@start, @end), or NULL. */
-static struct request *bfq_inject_first_in(struct bfq_queue *bfqq,
-					   sector_t start, sector_t end)
-{
-	struct rb_node *node = bfqq->sort_list.rb_node;
-	struct request *found = NULL;
-
-	while (node) {
-		struct request *rq = rb_entry_rq(node);
-
-		if (blk_rq_pos(rq) >= start) {
-			found = rq;
-			node = node->rb_left;
-		} else {
-			node = node->rb_right;
-		}
-	}
-	return found && blk_rq_pos(found) < end ? found : NULL;
-}
-
 /*
  * Rule 5: a queued request of a queue other than @cur for a range the
  * device holds nothing of, other than @busy_range (the one @cur reads in
@@ -522,15 +500,15 @@ struct request *bfq_inject_range_pick(struct bfq_data *bfqd,
 		if (i == busy_range || r->in_driver[i])
 			continue;
 		list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
-			struct request *rq;
+			struct request *rq, *behind;
 
 			if (bfqq == cur || !bfqq->nr_queued ||
 			    (bfqq->ioprio_class == BFQ_CLASS_IDLE &&
 			     cur->ioprio_class != BFQ_CLASS_IDLE) ||
 			    bfq_wr_holds_back(bfqd, bfqq, now_ns))
 				continue;
-			rq = bfq_inject_first_in(bfqq, start, r->end[i]);
-			if (rq) {
+			rq = bfq_queued_from(bfqq, start, &behind);
+			if (rq && blk_rq_pos(rq) < r->end[i]) {
 				*bfqqp = bfqq;
 				return rq;
 			}

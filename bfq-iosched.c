@@ -1318,6 +1318,31 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 /* ------------------------------------------------------------------ */
 
 /*
+ * @bfqq's queued request lowest at or past @pos (NULL: none), and in
+ * *@behind the highest before @pos (NULL: none). Also for bfq-inject.c.
+ */
+struct request *bfq_queued_from(struct bfq_queue *bfqq, sector_t pos,
+				struct request **behind)
+{
+	struct rb_node *node = bfqq->sort_list.rb_node;
+	struct request *ahead = NULL;
+
+	*behind = NULL;
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= pos) {
+			ahead = rq;
+			node = node->rb_left;
+		} else {
+			*behind = rq;
+			node = node->rb_right;
+		}
+	}
+	return ahead;
+}
+
+/*
  * Of the queued requests around @pos, the one to serve next: the closest
  * one ahead, unless the closest one behind is within back_seek_max and,
  * with its distance multiplied by back_seek_penalty, still closer.
@@ -1327,20 +1352,9 @@ static struct request *bfq_closest_rq(struct bfq_data *bfqd,
 {
 	u64 penalty = READ_ONCE(bfqd->tun.back_seek_penalty);
 	u64 max_back = READ_ONCE(bfqd->tun.back_seek_max_kib) * 2;
-	struct request *ahead = NULL, *behind = NULL;
-	struct rb_node *node = bfqq->sort_list.rb_node;
+	struct request *behind;
+	struct request *ahead = bfq_queued_from(bfqq, pos, &behind);
 
-	while (node) {
-		struct request *rq = rb_entry_rq(node);
-
-		if (blk_rq_pos(rq) >= pos) {
-			ahead = rq;
-			node = node->rb_left;
-		} else {
-			behind = rq;
-			node = node->rb_right;
-		}
-	}
 	if (!behind)
 		return ahead;
 	if (pos - blk_rq_pos(behind) > max_back)

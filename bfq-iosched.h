@@ -480,6 +480,8 @@ void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
 bool bfq_queue_reparent(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			struct bfq_group *to);
+struct request *bfq_queued_from(struct bfq_queue *bfqq, sector_t pos,
+				struct request **behind);
 void bfq_end_parked_turn(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to);
