@@ -566,6 +566,22 @@ static void bfq_cg_forget_dead(struct bfq_group *bfqg)
 }
 
 /*
+ * The group of @blkg on @bfqd, or of its nearest ancestor still online
+ * there (rule 10), or the root group.
+ */
+static struct bfq_group *bfq_cg_online_from(struct bfq_data *bfqd,
+					    struct blkcg_gq *blkg)
+{
+	for (; blkg; blkg = blkg->parent) {
+		struct bfq_group *bfqg = blkg_to_bfqg(blkg);
+
+		if (bfqg && READ_ONCE(bfqg->bfqd) == bfqd)
+			return bfqg;
+	}
+	return bfq_root_group(bfqd);
+}
+
+/*
  * Rule 11: every queue of @bfqg, which has just gone offline, moves to the
  * nearest group above it still online on the device (NULL: the root
  * group), its requests with it. Returns whether a turn ended. Under
@@ -574,17 +590,12 @@ static void bfq_cg_forget_dead(struct bfq_group *bfqg)
 static bool bfq_cg_reparent_queues(struct bfq_data *bfqd,
 				   struct bfq_group *bfqg)
 {
-	struct blkcg_gq *blkg = bfqg_to_blkg(bfqg)->parent;
+	struct bfq_group *to = bfq_cg_online_from(bfqd,
+						  bfqg_to_blkg(bfqg)->parent);
 	struct bfq_queue *bfqq, *next;
-	struct bfq_group *to = NULL;
 	bool ended = false;
 
-	for (; blkg; blkg = blkg->parent) {
-		to = blkg_to_bfqg(blkg);
-		if (to && READ_ONCE(to->bfqd) == bfqd)
-			break;
-	}
-	if (!blkg || to == bfq_root_group(bfqd))
+	if (to == bfq_root_group(bfqd))
 		to = NULL;
 	if (list_empty(&bfqd->all_bfqqs))
 		return false;
@@ -670,16 +681,8 @@ static void bfq_cg_pd_reset_stats(struct blkg_policy_data *pd)
  */
 struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio)
 {
-	struct blkcg_gq *blkg;
-
 	lockdep_assert_held(&bfqd->lock);
-	for (blkg = bio->bi_blkg; blkg; blkg = blkg->parent) {
-		struct bfq_group *bfqg = blkg_to_bfqg(blkg);
-
-		if (bfqg && READ_ONCE(bfqg->bfqd) == bfqd)
-			return bfqg;
-	}
-	return bfq_root_group(bfqd);
+	return bfq_cg_online_from(bfqd, bio->bi_blkg);
 }
 
 /*

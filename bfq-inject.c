@@ -372,6 +372,15 @@ void bfq_inject_probe_sent(struct bfq_data *bfqd, struct request *rq,
 	inj->probe_injected = inj->in_driver > 0;
 }
 
+/* Rule 3: @bfqq owes @sectors more, up to its cap. */
+static void bfq_inject_owe(struct bfq_queue *bfqq, unsigned int sectors)
+{
+	bfqq->inj.debt_sectors = min3((u64)bfqq->inj.debt_sectors + sectors,
+				      (u64)BFQ_INJECT_DEBT_BUDGETS *
+				      max(bfqq->entity.budget_sectors, sectors),
+				      (u64)BFQ_MAX_BUDGET_LIMIT_SECTORS);
+}
+
 /* Rules 1 and 3: @sectors of @bfqq went to the device while idling for @cur. */
 void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			   struct bfq_queue *cur, unsigned int sectors)
@@ -383,10 +392,7 @@ void bfq_inject_dispatched(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfqd->inj.nr_for_wakers++;
 	else
 		bfqd->inj.nr_injected++;
-	bfqq->inj.debt_sectors = min3((u64)bfqq->inj.debt_sectors + sectors,
-				      (u64)BFQ_INJECT_DEBT_BUDGETS *
-				      max(bfqq->entity.budget_sectors, sectors),
-				      (u64)BFQ_MAX_BUDGET_LIMIT_SECTORS);
+	bfq_inject_owe(bfqq, sectors);
 }
 
 /*
@@ -524,10 +530,7 @@ void bfq_inject_range_dispatched(struct bfq_data *bfqd,
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqd->ranges.nr_injected++;
-	bfqq->inj.debt_sectors = min3((u64)bfqq->inj.debt_sectors + sectors,
-				      (u64)BFQ_INJECT_DEBT_BUDGETS *
-				      max(bfqq->entity.budget_sectors, sectors),
-				      (u64)BFQ_MAX_BUDGET_LIMIT_SECTORS);
+	bfq_inject_owe(bfqq, sectors);
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST
