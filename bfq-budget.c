@@ -29,7 +29,16 @@
  *    estimator knows a far request of each size to take alone
  *    (bfq_rate_seek_far_ns()), at the rate rule 2 charges: max_budget for
  *    timeout_sync (bfq_budget_time_charge()), so that a turn holding the
- *    device that long costs a full budget either way; at most max_budget.
+ *    device that long costs a full budget either way. The same clock ends
+ *    the turn: once its requests' time alone would pass timeout_sync, the
+ *    turn times out (bfq_turn_time_spent()). A queue that keeps many
+ *    requests in a queueing device (NCQ, a controller's queue) would
+ *    otherwise send many timeouts' worth in one turn: charged at most
+ *    max_budget, a turn of 20 parallel seeky writes cost no more than a
+ *    reader's timed-out turn of 13 reads, and a deep writer got 1.5x the
+ *    share of a reader of equal weight; charged in full, its group then
+ *    sat out seconds. The charge itself is not capped at max_budget (the
+ *    last request may pass it), only at BFQ_MAX_BUDGET_LIMIT_SECTORS.
  *    Unlike rule 2, also while max_budget is a guess: the time is
  *    measured, and the guess only sets the exchange rate, the same for
  *    every queue. Not a raised queue (an application starting, a soft
@@ -91,7 +100,7 @@ unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
 
 /*
  * Rule 3: the charge for @ns of device time, at max_budget per
- * @timeout_ms; at most max_budget.
+ * @timeout_ms; at most BFQ_MAX_BUDGET_LIMIT_SECTORS.
  */
 unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
 				    unsigned int timeout_ms)
@@ -100,8 +109,9 @@ unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
 
 	if (!timeout_ms)
 		return max_budget;
-	sectors = div64_u64(ns * max_budget, (u64)timeout_ms * NSEC_PER_MSEC);
-	return min_t(u64, sectors, max_budget);
+	sectors = mul_u64_u64_div_u64(ns, max_budget,
+				      (u64)timeout_ms * NSEC_PER_MSEC);
+	return min_t(u64, sectors, BFQ_MAX_BUDGET_LIMIT_SECTORS);
 }
 
 #ifdef CONFIG_BFQ_KUNIT_TEST

@@ -386,6 +386,50 @@ static void bfq_turn_with_debt_dispatches(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bfq_budget_left_for(bfqq, rq));
 }
 
+/*
+ * Rule 3 of bfq-budget.c: a seeky turn ends once its far requests, each
+ * as long as alone, would pass timeout_sync, however many the device
+ * holds at once; not a raised application's turn.
+ */
+static void bfq_seeky_turn_times_out(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *bfqq = bfq_test_queue(test, bfqd, 100);
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->__data_len = 8 << SECTOR_SHIFT;
+	bfqd->tun.timeout_sync_ms = 125;
+	/* A far 4 KiB request takes 10 ms alone. */
+	bfqd->seek.far_n[3] = 16;
+	bfqd->seek.far_ns[3] = 10 * NSEC_PER_MSEC;
+	bfqq->seek_history = ~0U;
+	spin_lock_irq(&bfqd->lock);
+	/* The first request of a turn always goes. */
+	KUNIT_EXPECT_FALSE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
+	for (i = 0; i < 12; i++) {
+		KUNIT_EXPECT_FALSE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
+		bfqq->turn_far_ns += 10 * NSEC_PER_MSEC;
+	}
+	/* 120 ms sent: a 13th would pass 125 ms. */
+	KUNIT_EXPECT_TRUE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
+	/* Charged what the 12 cost alone: 12 x 10 ms at 16384 per 125 ms. */
+	KUNIT_EXPECT_EQ(test, bfq_seeky_charge(bfqd, bfqq, 16384), 15728U);
+	KUNIT_EXPECT_EQ(test, bfqq->turn_far_ns, 0ULL);
+
+	/* A queue that is not seeky streams on. */
+	bfqq->turn_far_ns = 120 * NSEC_PER_MSEC;
+	bfqq->seek_history = 0;
+	KUNIT_EXPECT_FALSE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
+	/* Nor does an application starting pay for time. */
+	bfqq->seek_history = ~0U;
+	bfqq->wr.coeff = 30;
+	bfqq->wr.kind = BFQ_WR_SOFT_RT;
+	KUNIT_EXPECT_FALSE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
@@ -395,6 +439,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_choose_rq_meta_first),
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
+	KUNIT_CASE(bfq_seeky_turn_times_out),
 	{}
 };
 

@@ -1573,11 +1573,20 @@ static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 }
 
 /*
- * The least charge of the turn of seeky @bfqq ending now: the device time
- * of its requests (bfq-budget.c, rule 3), where seeks cost; not for a
- * raised queue, but for one raised with an earlier start-up than the
- * latest (bfq-wr.c rule 10).
+ * Whether @bfqq's seeky turns pay for their device time (bfq-budget.c,
+ * rule 3): where seeks cost; not a raised queue, but one raised with an
+ * earlier start-up than the latest (bfq-wr.c rule 10).
  */
+static bool bfq_pays_time(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (!bfq_rate_seek_costly(&bfqd->seek))
+		return false;
+	return bfqq->wr.coeff == 1 ||
+	       (bfqq->wr.kind == BFQ_WR_INTERACTIVE &&
+		!bfq_wr_of_latest_startup(bfqd, bfqq));
+}
+
+/* The least charge of the turn of seeky @bfqq ending now (rule 3). */
 static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 				     struct bfq_queue *bfqq,
 				     unsigned int max_budget)
@@ -1585,13 +1594,28 @@ static unsigned int bfq_seeky_charge(struct bfq_data *bfqd,
 	u64 ns = bfqq->turn_far_ns;
 
 	bfqq->turn_far_ns = 0;
-	if (!ns || !bfq_rate_seek_costly(&bfqd->seek))
-		return 0;
-	if (bfqq->wr.coeff > 1 && (bfqq->wr.kind != BFQ_WR_INTERACTIVE ||
-				   bfq_wr_of_latest_startup(bfqd, bfqq)))
+	if (!ns || !bfq_pays_time(bfqd, bfqq))
 		return 0;
 	return bfq_budget_time_charge(ns, max_budget,
 				      READ_ONCE(bfqd->tun.timeout_sync_ms));
+}
+
+/*
+ * Whether seeky @bfqq, in service, has no time left for @rq: its far
+ * requests of this turn, each as long as it takes the device alone, would
+ * pass timeout_sync (bfq-budget.c, rule 3). On a device that queues, the
+ * clock alone lets a turn send many times that; its charge would then
+ * stall its group for as many turns of the others.
+ */
+static bool bfq_turn_time_spent(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				struct request *rq)
+{
+	u64 ns = bfqq->turn_far_ns;
+
+	if (!ns || !bfq_seeky(bfqq) || !bfq_pays_time(bfqd, bfqq))
+		return false;
+	ns += bfq_rate_seek_far_ns(&bfqd->seek, blk_rq_sectors(rq));
+	return ns > (u64)READ_ONCE(bfqd->tun.timeout_sync_ms) * NSEC_PER_MSEC;
 }
 
 /*
@@ -1667,6 +1691,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 	bfqq = container_of(entity, struct bfq_queue, entity);
 	WRITE_ONCE(bfqd->in_service_bfqq, bfqq);
 	bfq_get_queue(bfqq);
+	bfqq->turn_far_ns = 0;
 	/* Service received by injection counts into this turn. */
 	entity->service_sectors = bfq_inject_take_debt(bfqq,
 						       entity->budget_sectors);
@@ -1726,7 +1751,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
 				 blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
-	if (bfq_seeky(bfqq))
+	/* Rule 3 of bfq-budget.c: injected requests are paid as debt. */
+	if (bfq_seeky(bfqq) && bfqq == bfqd->in_service_bfqq)
 		bfqq->turn_far_ns += bfq_rate_seek_far_ns(&bfqd->seek,
 							  blk_rq_sectors(rq));
 	bfq_inject_note_sent(bfqq, now_ns);
@@ -1822,6 +1848,10 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			continue;
 		}
 		rq = bfq_choose_rq(bfqd, bfqq);
+		if (bfq_turn_time_spent(bfqd, bfqq, rq)) {
+			bfq_expire(bfqd, BFQ_EXP_TIMEOUT, now_ns);
+			continue;
+		}
 		if (!bfq_budget_left_for(bfqq, rq)) {
 			bfq_expire(bfqd, BFQ_EXP_BUDGET, now_ns);
 			continue;
