@@ -860,7 +860,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
 	bfq_queue_backlogged(bfqd, bfqq, rq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
-		bfq_entity_rejoin(&bfqq->entity);
+		bfq_entity_rejoin(&bfqq->entity, bfq_max_budget(bfqd));
 	else
 		bfq_entity_activate(&bfqq->entity);
 	bfqq->idle_expired_ns = 0;

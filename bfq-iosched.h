@@ -596,7 +596,7 @@ void bfq_entity_set_prio(struct bfq_entity *entity, unsigned int weight,
 			 enum bfq_class class_idx);
 void bfq_entity_reweight(struct bfq_entity *entity);
 void bfq_entity_activate(struct bfq_entity *entity);
-void bfq_entity_rejoin(struct bfq_entity *entity);
+void bfq_entity_rejoin(struct bfq_entity *entity, unsigned int max_lag);
 void bfq_entity_deactivate(struct bfq_entity *entity);
 struct bfq_entity *bfq_sched_select(struct bfq_sched_data *root,
 				    unsigned long now);

@@ -371,7 +371,7 @@ static void bfq_entity_rejoin_keeps_place(struct kunit *test)
 				  true);
 	KUNIT_ASSERT_TRUE(test, bfq_vtime_before(finish,
 						 sd.st[BFQ_CLASS_BE].vtime));
-	bfq_entity_rejoin(&e[0]);
+	bfq_entity_rejoin(&e[0], 1U << 20);
 	KUNIT_EXPECT_EQ(test, e[0].start, finish);
 	/* Owed service: it is served before entity 1 again. */
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
@@ -708,7 +708,7 @@ static void bfq_test_path_step(struct kunit *test, struct bfq_test_tree *t,
 		bfq_entity_activate(e);
 		break;
 	case 'r':
-		bfq_entity_rejoin(e);
+		bfq_entity_rejoin(e, 1U << 20);
 		break;
 	case 'd':
 		bfq_entity_deactivate(e);
@@ -855,6 +855,38 @@ static void bfq_sched_higher_class_waits_on_path(struct kunit *test)
 }
 
 /*
+ * Rule 10: a rejoining entity is owed at most its owner's bound of
+ * service: past it, it starts that far behind the virtual time.
+ */
+static void bfq_entity_rejoin_lag_bounded(struct kunit *test)
+{
+	static const unsigned int w[] = { 10, 10 };
+	struct bfq_entity e[2];
+	struct bfq_sched_data sd;
+	struct bfq_service_tree *st = &sd.st[BFQ_CLASS_BE];
+	u64 finish;
+	int step;
+
+	bfq_sched_init(&sd);
+	bfq_test_entities(&sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
+	bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100, false);
+	finish = e[0].finish;
+	/* Entity 1 is charged 30 x 1000 sectors while entity 0 is away. */
+	for (step = 0; step < 30; step++)
+		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 1000, true);
+	bfq_entity_rejoin(&e[0], 100);
+	KUNIT_EXPECT_TRUE(test, bfq_vtime_before(finish, e[0].start));
+	KUNIT_EXPECT_EQ(test, e[0].start,
+			st->vtime - bfq_vtime_delta(100, 10));
+	/* Owed one budget: served once, then entity 1 again. */
+	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[0]);
+	bfq_entity_expire(&e[0], 200, true);
+	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&sd, jiffies), &e[1]);
+}
+
+/*
  * A rejoining leaf's group keeps its place at the root too, even after the
  * root's virtual time passed its finish; a plain activation restarts it
  * at the virtual time.
@@ -879,7 +911,7 @@ static void bfq_entity_rejoin_path_keeps_place(struct kunit *test)
 		bfq_entity_expire(bfq_sched_select(&t->sd[0], jiffies), 100,
 				  true);
 	KUNIT_ASSERT_TRUE(test, bfq_vtime_before(finish, st->vtime));
-	bfq_entity_rejoin(&t->e[2]);
+	bfq_entity_rejoin(&t->e[2], 1U << 20);
 	KUNIT_EXPECT_EQ(test, t->e[1].start, finish);
 	KUNIT_EXPECT_PTR_EQ(test, bfq_sched_select(&t->sd[0], jiffies),
 			    &t->e[2]);
@@ -1041,7 +1073,8 @@ static void bfq_test_random_op(struct kunit *test, struct bfq_test_tree *t,
 		if (x->my_sd)
 			break;
 		if (served[i] && prandom_u32_state(rnd) % 2)
-			bfq_entity_rejoin(x);
+			bfq_entity_rejoin(x, prandom_u32_state(rnd) % 2 ?
+						  1U << 20 : 50);
 		else
 			bfq_entity_activate(x);
 		break;
@@ -1119,6 +1152,7 @@ static struct kunit_case bfq_wf2q_cases[] = {
 	KUNIT_CASE(bfq_entity_activate_keeps_finish),
 	KUNIT_CASE(bfq_entity_idle_purged),
 	KUNIT_CASE(bfq_entity_rejoin_keeps_place),
+	KUNIT_CASE(bfq_entity_rejoin_lag_bounded),
 	KUNIT_CASE(bfq_sched_select_class_priority),
 	KUNIT_CASE(bfq_sched_select_idle_class_not_starved),
 	KUNIT_CASE(bfq_entity_set_prio_next_turn),
