@@ -1426,7 +1426,9 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * is next and the device serves both together (bfq_wr_yields()); never
  * for any other queue whose next request usually comes after more than an
  * idle slice (bfq_thinks_long(): the slice would pass in vain), unless it
- * has a waker, whose requests it is waiting for; when
+ * has a waker, whose requests it is waiting for; for a queue with a waker,
+ * whatever the other queues (its waker's requests are served meanwhile,
+ * bfq-inject.c rule 4); when
  * queues of different weights or classes, or of several groups, compete,
  * because serving another queue now would give it (or its group) more
  * than its share; and for a sequential queue on a device that does not
@@ -1462,6 +1464,14 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	 */
 	if (bfq_thinks_long(bfqd, bfqq) && !bfqq->inj.waker)
 		return false;
+	/*
+	 * Alike or not, the queues: what the queue waits for is its waker's
+	 * work, which idling serves at once; given away now, the turn makes
+	 * the waker's request and then the queue's own wait for a whole turn
+	 * of each other busy queue (an fsync, two reader turns).
+	 */
+	if (!batch && bfqq->inj.waker)
+		return true;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
 	return !bfq_seeky(bfqq) && bfq_rate_seek_costly(&bfqd->seek) &&
