@@ -422,7 +422,7 @@ static void bfq_seeky_turn_times_out(struct kunit *test)
 	bfqq->turn_far_ns = 120 * NSEC_PER_MSEC;
 	bfqq->seek_history = 0;
 	KUNIT_EXPECT_FALSE(test, bfq_turn_time_spent(bfqd, bfqq, rq));
-	/* Nor does an application starting pay for time. */
+	/* Nor does a raised soft real-time stream pay for time. */
 	bfqq->seek_history = ~0U;
 	bfqq->wr.coeff = 30;
 	bfqq->wr.kind = BFQ_WR_SOFT_RT;
