@@ -86,7 +86,7 @@
 # CHECK_BUILD_KVERS (trixie),
 # CHECK_API_TESTS, CHECK_STRESS_SECS (72), CHECK_STRESS_SCENARIOS (a,b; empty: all),
 # CHECK_STRESS_BOOTS (debug), CHECK_ICOUNT_TESTS ("cgroup-psync merge-coop
-# cgroup-writeback core-share"),
+# cgroup-writeback core-share idle-shape"),
 # CHECK_LANES (3; 1: one after another), CHECK_VM_SLOTS (2).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -113,7 +113,7 @@ api_tests=${CHECK_API_TESTS-load rmmod rmmod-race sched-switch tunables tag-dept
 # which the full series' boot leaves out (one source on every series).
 sched_debug_tests="core-classes core-strict"
 # The tests make check runs under -icount instead of in the plain boot.
-icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share}
+icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share idle-shape}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
 all=$logdir/results.txt
