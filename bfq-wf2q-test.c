@@ -349,26 +349,36 @@ static void bfq_entity_idle_purged(struct kunit *test)
 }
 
 /*
+ * Two entities of weight 10 on @sd; entity 0 is served once (100 sectors)
+ * and leaves, then entity 1 is served @turns turns of @charge sectors.
+ * Returns entity 0's finish.
+ */
+static u64 bfq_test_one_away(struct bfq_sched_data *sd, struct bfq_entity *e,
+			     int turns, unsigned int charge)
+{
+	static const unsigned int w[] = { 10, 10 };
+	int step;
+
+	bfq_sched_init(sd);
+	bfq_test_entities(sd, e, 2, w, 100);
+	bfq_entity_activate(&e[0]);
+	bfq_entity_activate(&e[1]);
+	bfq_entity_expire(bfq_sched_select(sd, jiffies), 100, false);
+	for (step = 0; step < turns; step++)
+		bfq_entity_expire(bfq_sched_select(sd, jiffies), charge, true);
+	return e[0].finish;
+}
+
+/*
  * An entity that rejoins keeps its place even after the virtual time
  * passed its finish; a plain activation would start it at the virtual time.
  */
 static void bfq_entity_rejoin_keeps_place(struct kunit *test)
 {
-	static const unsigned int w[] = { 10, 10 };
 	struct bfq_entity e[2];
 	struct bfq_sched_data sd;
-	u64 finish;
-	int step;
+	u64 finish = bfq_test_one_away(&sd, e, 3, 100);
 
-	bfq_sched_init(&sd);
-	bfq_test_entities(&sd, e, 2, w, 100);
-	bfq_entity_activate(&e[0]);
-	bfq_entity_activate(&e[1]);
-	bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100, false);
-	finish = e[0].finish;
-	for (step = 0; step < 3; step++)
-		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100,
-				  true);
 	KUNIT_ASSERT_TRUE(test, bfq_vtime_before(finish,
 						 sd.st[BFQ_CLASS_BE].vtime));
 	bfq_entity_rejoin(&e[0], 1U << 20);
@@ -860,22 +870,12 @@ static void bfq_sched_higher_class_waits_on_path(struct kunit *test)
  */
 static void bfq_entity_rejoin_lag_bounded(struct kunit *test)
 {
-	static const unsigned int w[] = { 10, 10 };
 	struct bfq_entity e[2];
 	struct bfq_sched_data sd;
 	struct bfq_service_tree *st = &sd.st[BFQ_CLASS_BE];
-	u64 finish;
-	int step;
-
-	bfq_sched_init(&sd);
-	bfq_test_entities(&sd, e, 2, w, 100);
-	bfq_entity_activate(&e[0]);
-	bfq_entity_activate(&e[1]);
-	bfq_entity_expire(bfq_sched_select(&sd, jiffies), 100, false);
-	finish = e[0].finish;
 	/* Entity 1 is charged 30 x 1000 sectors while entity 0 is away. */
-	for (step = 0; step < 30; step++)
-		bfq_entity_expire(bfq_sched_select(&sd, jiffies), 1000, true);
+	u64 finish = bfq_test_one_away(&sd, e, 30, 1000);
+
 	bfq_entity_rejoin(&e[0], 100);
 	KUNIT_EXPECT_TRUE(test, bfq_vtime_before(finish, e[0].start));
 	KUNIT_EXPECT_EQ(test, e[0].start,
