@@ -239,7 +239,8 @@ static void bfq_inject_waker_lifecycle(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, d.q[1]->inj.waker);
 	KUNIT_EXPECT_TRUE(test, list_empty(&d.q[0]->inj.wakees));
 	KUNIT_EXPECT_TRUE(test, list_empty(&d.q[1]->inj.waker_node));
-	KUNIT_EXPECT_NULL(test, d.bfqd->inj.last_done);
+	for (i = 0; i < BFQ_WAKER_RUNS; i++)
+		KUNIT_EXPECT_PTR_NE(test, d.bfqd->inj.done[i].bfqq, d.q[0]);
 
 	/* Now q[1] wakes q[2]; freeing the wakee empties q[1]'s list. */
 	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
@@ -312,6 +313,59 @@ static void bfq_inject_waker_not_neighbour(struct kunit *test)
 		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(260));
 	}
 	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[0]);
+	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++)
+		bfq_inject_queue_exit(d.bfqd, d.q[i]);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * An fsync loop beside a sequential reader: q[0] (the journal) completes
+ * its commit, q[1] (the writer) asks for its next write. The reader q[2]
+ * completes in between, its next read waiting: the journal, idle since,
+ * is the waker. Then the writer asks before the reader's completion and
+ * finds its tag only after two of them: the ask's time names the journal.
+ * Without the journal's commits, the reader it is.
+ */
+static void bfq_inject_waker_idle_before_ask(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	u64 t = IMS(1000);
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	spin_lock_irq(&d.bfqd->lock);
+	d.q[2]->nr_queued = 1;
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		d.q[1]->last_done_ns = t - IMS(3);
+		d.q[0]->inj.sent_ns = t - IMS(1);
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		d.q[2]->inj.sent_ns = t - IUS(700);
+		bfq_inject_completed(d.bfqd, d.q[2], d.rq, false, t + IUS(300));
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(400));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[0]);
+
+	bfq_inject_queue_exit(d.bfqd, d.q[1]);
+	d.q[2]->nr_queued = 0;
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		d.q[1]->last_done_ns = t - IMS(3);
+		d.q[0]->inj.sent_ns = t - IMS(1);
+		bfq_inject_completed(d.bfqd, d.q[0], d.rq, false, t);
+		d.q[2]->inj.sent_ns = t;
+		bfq_inject_completed(d.bfqd, d.q[2], d.rq, false, t + IMS(1));
+		bfq_inject_completed(d.bfqd, d.q[2], d.rq, false, t + IMS(2));
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(100));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[0]);
+
+	bfq_inject_queue_exit(d.bfqd, d.q[1]);
+	for (i = 0; i < BFQ_WAKER_HITS; i++, t += IMS(20)) {
+		d.q[1]->last_done_ns = t - IMS(3);
+		d.q[2]->inj.sent_ns = t - IUS(700);
+		bfq_inject_completed(d.bfqd, d.q[2], d.rq, false, t + IUS(300));
+		bfq_inject_woken(d.bfqd, d.q[1], d.rq, t + IUS(400));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, d.q[1]->inj.waker, d.q[2]);
 	for (i = 0; i < BFQ_INJECT_TEST_QUEUES; i++)
 		bfq_inject_queue_exit(d.bfqd, d.q[i]);
 	spin_unlock_irq(&d.bfqd->lock);
@@ -455,6 +509,7 @@ static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE(bfq_inject_waker_not_self_any_ll),
 	KUNIT_CASE_PARAM(bfq_inject_waker_could_wake_table, bfq_could_wake_gen_params),
 	KUNIT_CASE(bfq_inject_waker_not_neighbour),
+	KUNIT_CASE(bfq_inject_waker_idle_before_ask),
 	KUNIT_CASE(bfq_inject_probe_and_debt),
 	KUNIT_CASE(bfq_inject_debt_capped),
 	KUNIT_CASE(bfq_inject_range_of_ends),

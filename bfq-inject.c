@@ -50,25 +50,40 @@
  *    capped at BFQ_INJECT_DEBT_BUDGETS of the queue's budgets: paying
  *    it back takes a few turns, and what injection gave beyond that was
  *    the device's idle time, which no other queue could use.
- * 4. Wakers. When a queue with nothing queued nor in the device issues a
- *    request within BFQ_WAKER_WINDOW_US of another queue's completion, that
- *    queue woke it. One that does so BFQ_WAKER_HITS times in a row is its
- *    waker (a journal thread and the process whose fsync waits on it; a
- *    server and the client it answers). While the device idles for a queue
- *    that has nothing in the device, its waker's requests are served at
- *    once, whatever the limit: the idled-for request cannot come before
+ * 4. Wakers. When a queue with nothing queued nor in the device asks for
+ *    a request within BFQ_WAKER_WINDOW_US of another queue's completion,
+ *    that queue woke it. One that does so BFQ_WAKER_HITS times in a row is
+ *    its waker (a journal thread and the process whose fsync waits on it;
+ *    a server and the client it answers). While the device idles for a
+ *    queue that has nothing in the device, its waker's requests are served
+ *    at once, whatever the limit: the idled-for request cannot come before
  *    them. BFQ_WAKER_MISSES wake-ups in a row after other queues end the
- *    relation. A completion counts only if its queue dispatched since the
- *    woken queue's own last completion (bfq_inject_waker_could_wake()): a process
- *    waits for I/O issued after it stopped, on its behalf (the commit
- *    after its fsync). I/O already in the device when the process's own
- *    read completed is a neighbour's: independent readers on a deep
- *    device complete in a steady rotation, each just ahead of the next
- *    one's new read. Without that test independent random readers on a
- *    deep device keep naming each other wakers (docs/results/
- *    2026-11-28-depth32-icount.md). A reader kept from the CPU for longer
- *    than a neighbour's service still passes, so where the readers
- *    saturate the CPU some false wakers remain.
+ *    relation. Which completion woke it (bfq_inject_waker_candidate()):
+ *    - One before the process asked: a process that then sleeps for a
+ *      scheduler tag is woken again by the completion that frees one,
+ *      which is not what it waited for (the ask's time is noted with the
+ *      tag, bfq_limit_depth()). On a one-request null_blk under a
+ *      sequential reader holding both tags, the writer of a write+fsync
+ *      loop found its tag only after reads freed one, and named the
+ *      reader its waker.
+ *    - Of a queue that dispatched since the woken queue's own last
+ *      completion (bfq_inject_waker_could_wake()): a process waits for I/O
+ *      issued after it stopped, on its behalf (the commit after its
+ *      fsync). I/O already in the device when the process's own read
+ *      completed is a neighbour's: independent readers on a deep device
+ *      complete in a steady rotation, each just ahead of the next one's
+ *      new read. Without that test independent random readers on a deep
+ *      device keep naming each other wakers (docs/results/
+ *      2026-11-28-depth32-icount.md).
+ *    - Of those, in the last BFQ_WAKER_RUNS runs of completions, the
+ *      latest whose queue has since had nothing queued nor in the device:
+ *      it did its work and stopped, as a journal thread after its commit
+ *      does; else the latest. A reader completing every millisecond beside
+ *      an fsync loop completes just before most of the writer's asks, but
+ *      it always has its next read waiting.
+ *    A reader kept from the CPU for longer than a neighbour's service
+ *    still passes, so where the readers saturate the CPU some false wakers
+ *    remain.
  * 5. Actuators. A disk with several independent access ranges (a
  *    multi-actuator disk: queue/independent_access_ranges) serves a
  *    request in one range while it serves another in another range. A
@@ -86,10 +101,11 @@
  *    BFQ_MAX_RANGES; none with strict_guarantees, which keeps one request
  *    in the device).
  *
- * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, last_done and
- * probe_rq hold no reference. bfq_put_queue() calls bfq_inject_queue_exit()
- * before it frees a queue, which unlinks it from its waker, clears the
- * waker of each of its wakees and clears last_done if it is that queue;
+ * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, done[].bfqq
+ * and probe_rq hold no reference. bfq_put_queue() calls
+ * bfq_inject_queue_exit() before it frees a queue, which unlinks it from
+ * its waker, clears the waker of each of its wakees and clears its runs of
+ * completions;
  * bfq_finish_request() calls bfq_inject_forget_rq() before a request goes.
  * Waker candidates are compared by serial, never dereferenced.
  */
@@ -263,6 +279,7 @@ static void bfq_inject_waker_set(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct bfq_queue *wakee, *next;
+	int i;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -273,20 +290,63 @@ void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		list_del_init(&wakee->inj.waker_node);
 		wakee->inj.waker = NULL;
 	}
-	if (bfqd->inj.last_done == bfqq)
-		bfqd->inj.last_done = NULL;
+	for (i = 0; i < BFQ_WAKER_RUNS; i++)
+		if (bfqd->inj.done[i].bfqq == bfqq)
+			bfqd->inj.done[i].bfqq = NULL;
 }
 
 /*
- * Rules 2 and 4: @rq arrived at @now_ns for @bfqq, which had nothing
- * queued nor in the device. Called before the request is queued.
+ * Rule 4: the queue whose completion woke @bfqq, whose process asked at
+ * @asked_ns for its first request since it had nothing queued nor in the
+ * device; NULL: none.
  */
-void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		      struct request *rq, u64 now_ns)
+static struct bfq_queue *bfq_inject_waker_candidate(struct bfq_data *bfqd,
+						    struct bfq_queue *bfqq,
+						    u64 asked_ns)
 {
 	struct bfq_inject_data *inj = &bfqd->inj;
-	struct bfq_queue *cand = inj->last_done;
+	struct bfq_queue *latest = NULL;
+	unsigned int i, k;
+
+	for (k = 0, i = inj->done_last; k < BFQ_WAKER_RUNS;
+	     k++, i = (i + BFQ_WAKER_RUNS - 1) % BFQ_WAKER_RUNS) {
+		struct bfq_inject_done *d = &inj->done[i];
+		u64 done_ns;
+
+		if (d->first_ns > asked_ns)
+			continue;
+		/* Its own: what came before is older than its own wait. */
+		if (d->bfqq == bfqq || !d->first_ns)
+			break;
+		/*
+		 * A run going on when it asked had a completion at most a
+		 * window before (bfq_inject_completed()): taken as then.
+		 */
+		done_ns = min(d->last_ns, asked_ns);
+		if (asked_ns - done_ns > (u64)BFQ_WAKER_WINDOW_US * NSEC_PER_USEC)
+			break;
+		if (!d->bfqq ||
+		    !bfq_inject_waker_could_wake(asked_ns, done_ns, d->sent_ns,
+						 bfqq->last_done_ns))
+			continue;
+		if (!d->bfqq->nr_queued && !d->bfqq->nr_in_driver)
+			return d->bfqq;
+		if (!latest)
+			latest = d->bfqq;
+	}
+	return latest;
+}
+
+/*
+ * Rules 2 and 4: @rq, asked for at @asked_ns, arrived for @bfqq, which had
+ * nothing queued nor in the device. Called before the request is queued.
+ */
+void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      struct request *rq, u64 asked_ns)
+{
+	struct bfq_inject_data *inj = &bfqd->inj;
 	struct bfq_queue *waker = bfqq->inj.waker;
+	struct bfq_queue *cand;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -302,10 +362,7 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 	if (!bfqq->sync)
 		return;
-	if (cand == bfqq ||
-	    !bfq_inject_waker_could_wake(now_ns, inj->last_done_ns,
-				  inj->last_done_sent_ns, bfqq->last_done_ns))
-		cand = NULL;
+	cand = bfq_inject_waker_candidate(bfqd, bfqq, asked_ns);
 	switch (bfq_inject_waker_observe(&bfqq->inj.track, cand ? cand->inj.serial : 0,
 					 waker ? waker->inj.serial : 0)) {
 	case BFQ_WAKER_FOUND:
@@ -403,14 +460,26 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  struct request *rq, bool injected, u64 now_ns)
 {
 	struct bfq_inject_data *inj = &bfqd->inj;
+	struct bfq_inject_done *d;
 
 	lockdep_assert_held(&bfqd->lock);
 
 	if (injected && !WARN_ON_ONCE(!inj->in_driver))
 		inj->in_driver--;
-	inj->last_done = bfqq;
-	inj->last_done_ns = now_ns;
-	inj->last_done_sent_ns = bfqq->inj.sent_ns;
+	/*
+	 * Rule 4: a run's completions are at most a window apart, so one
+	 * going on when a process asked completed within it before.
+	 */
+	d = &inj->done[inj->done_last];
+	if (d->bfqq != bfqq || !d->first_ns ||
+	    now_ns - d->last_ns > (u64)BFQ_WAKER_WINDOW_US * NSEC_PER_USEC) {
+		inj->done_last = (inj->done_last + 1) % BFQ_WAKER_RUNS;
+		d = &inj->done[inj->done_last];
+		d->bfqq = bfqq;
+		d->first_ns = now_ns;
+	}
+	d->last_ns = now_ns;
+	d->sent_ns = bfqq->inj.sent_ns;
 	if (rq == inj->probe_rq && inj->probe_sent_ns) {
 		unsigned int old = inj->learn.limit;
 		u64 wait_ns = now_ns - inj->probe_sent_ns;

@@ -803,7 +803,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	u64 now_ns = bfqq->nr_queued ? 0 : ktime_get_ns();
 	/*
 	 * When the process asked for the request: earlier than now if it
-	 * waited for a scheduler tag (bfq_tags_sync_read()). Its think time
+	 * waited for a scheduler tag (bfq_tags_asker()). Its think time
 	 * and the low-latency rules measure its pause, which ended then.
 	 */
 	u64 asked_ns = now_ns;
@@ -821,7 +821,7 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver) {
 		bfq_update_think(bfqd, bfqq, asked_ns);
-		bfq_inject_woken(bfqd, bfqq, rq, now_ns);
+		bfq_inject_woken(bfqd, bfqq, rq, asked_ns);
 	}
 	elv_rb_add(&bfqq->sort_list, rq);
 	rq->fifo_time = jiffies +
@@ -1101,8 +1101,8 @@ static void bfq_prepare_request(struct request *rq)
 		return;
 	bfq_tags_waited(bfqd, icq_to_bic(icq));
 	WRITE_ONCE(icq_to_bic(icq)->default_ioprio, bfq_nice_ioprio());
-	/* Until bfq_add_request() sets the deadline: see bfq_tags_sync_read(). */
-	if (op_is_sync(rq->cmd_flags) && !op_is_write(rq->cmd_flags)) {
+	/* Until bfq_add_request() sets the deadline: see bfq_tags_asker(). */
+	if (op_is_sync(rq->cmd_flags)) {
 		rq->fifo_time = READ_ONCE(icq_to_bic(icq)->tag_ask_ns);
 		if (rq->fifo_time)
 			rq_state_set(rq, BFQ_RQ_ASKED, true);

@@ -258,7 +258,7 @@ struct bfq_io_cq {
 	struct bfq_queue *sync_bfqq;	/* owns one reference; bfq_data.lock */
 	bool exited;			/* exit_icq ran; bfq_data.lock */
 	unsigned short default_ioprio;	/* from the task's nice, at prepare */
-	u64 tag_ask_ns;			/* last sync read's tag request; lockless */
+	u64 tag_ask_ns;			/* last sync request's tag ask; lockless */
 	unsigned long flags;		/* atomic bitops, lockless */
 	/* On sync_bfqq->merge.members iff sync_bfqq; bfq_data.lock. */
 	struct list_head member_node;
@@ -353,17 +353,30 @@ struct bfq_inject_learn {
 };
 
 /*
+ * Rule 4 of bfq-inject.c: one queue's completions in a row, none of
+ * another queue's between them.
+ */
+struct bfq_inject_done {
+	struct bfq_queue *bfqq;		/* NULL: none, or the queue was freed */
+	u64 first_ns, last_ns;		/* its first and last completion */
+	u64 sent_ns;			/* the queue's last dispatch at last_ns */
+};
+
+/* Rule 4: the runs of completions a wake-up is matched against. */
+#define BFQ_WAKER_RUNS		4
+
+/*
  * Per device injection state (bfq-inject.c), bfq_data.lock. The pointers
- * hold no reference: last_done is cleared when its queue is freed, probe_rq
- * when its request is.
+ * hold no reference: done[].bfqq is cleared when its queue is freed,
+ * probe_rq when its request is.
  */
 struct bfq_inject_data {
 	struct bfq_inject_learn learn;
 	unsigned int in_driver;		/* injected requests in the device */
 	u64 next_serial;
-	struct bfq_queue *last_done;	/* queue of the last completion */
-	u64 last_done_ns;
-	u64 last_done_sent_ns;		/* that queue's last dispatch then */
+	/* The latest runs of completions; done[done_last] the newest. */
+	struct bfq_inject_done done[BFQ_WAKER_RUNS];
+	unsigned int done_last;
 	struct request *probe_rq;	/* the request idled for, timed */
 	u64 probe_sent_ns;		/* its dispatch; 0: not yet */
 	bool probe_injected;		/* injected requests were ahead of it */
@@ -751,7 +764,7 @@ void bfq_inject_init(struct bfq_data *bfqd);
 void bfq_inject_queue_init(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		      struct request *rq, u64 now_ns);
+		      struct request *rq, u64 asked_ns);
 void bfq_inject_probe_sent(struct bfq_data *bfqd, struct request *rq,
 			   u64 now_ns);
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,

@@ -263,27 +263,19 @@ static bool bfq_tags_kept(struct bfq_data *bfqd, u64 now_ns)
 }
 
 /*
- * A sync read asks for a scheduler tag: the number of tags it may use (0:
- * all of them). Also notes when its process asked (bfq_io_cq.tag_ask_ns):
- * a process that waits for a tag is not thinking, and bfq_add_request()
- * counts its request as arriving then. Lock-free, like
- * bfq_current_icq_hint(), but for the lookup of a process whose hint is
- * another device's; a process bfq has no queue for yet (new, or new to
- * this device) may take every tag.
+ * The bic of the process asking for a sync request's tag, or NULL (no
+ * io_context, or none for this device yet); notes when it asked
+ * (bfq_io_cq.tag_ask_ns): a process that waits for a tag is not thinking,
+ * and bfq_add_request() counts its request as arriving then. Lock-free,
+ * like bfq_current_icq_hint(), but for the lookup of a process whose hint
+ * is another device's. Under rcu_read_lock().
  */
-static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
-				       struct blk_mq_alloc_data *data)
+static struct bfq_io_cq *bfq_tags_asker(struct blk_mq_alloc_data *data,
+					u64 now_ns)
 {
+	struct io_cq *icq = bfq_current_icq_hint(data->q);
 	struct bfq_io_cq *bic;
-	struct bfq_queue *bfqq;
-	struct io_cq *icq;
-	unsigned int tags = 0;
-	bool kept_for = false;
-	u64 now_ns = ktime_get_ns();
-	unsigned long flags = 0;
 
-	rcu_read_lock();
-	icq = bfq_current_icq_hint(data->q);
 	if (!icq && current->io_context) {
 		/* The hint is another device's: a process using several. */
 		spin_lock_irq(&data->q->queue_lock);
@@ -293,6 +285,26 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 	bic = icq ? icq_to_bic(icq) : NULL;
 	if (bic)
 		WRITE_ONCE(bic->tag_ask_ns, now_ns);
+	return bic;
+}
+
+/*
+ * A sync read asks for a scheduler tag: the number of tags it may use (0:
+ * all of them). A process bfq has no queue for yet (new, or new to this
+ * device) may take every tag.
+ */
+static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
+				       struct blk_mq_alloc_data *data)
+{
+	struct bfq_io_cq *bic;
+	struct bfq_queue *bfqq;
+	unsigned int tags = 0;
+	bool kept_for = false;
+	u64 now_ns = ktime_get_ns();
+	unsigned long flags = 0;
+
+	rcu_read_lock();
+	bic = bfq_tags_asker(data, now_ns);
 	bfq_lockless_lock(bfqd, &flags);
 	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
 	if (!bfqq) {
@@ -316,6 +328,20 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 	bfq_lockless_unlock(bfqd, flags);
 	rcu_read_unlock();
 	return tags;
+}
+
+/*
+ * A sync write asks for a scheduler tag: the number it may use. Its ask
+ * is noted as a read's is, for the think time and for the waker of rule 4
+ * of bfq-inject.c (an fsync's write, the journal's commit).
+ */
+static unsigned int bfq_tags_sync_write(struct bfq_data *bfqd,
+					struct blk_mq_alloc_data *data)
+{
+	rcu_read_lock();
+	bfq_tags_asker(data, ktime_get_ns());
+	rcu_read_unlock();
+	return READ_ONCE(bfqd->tags.sync_write_depth);
 }
 
 /*
@@ -352,7 +378,7 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	if (!op_is_sync(opf))
 		tags = READ_ONCE(bfqd->tags.async_depth);
 	else if (op_is_write(opf))
-		tags = READ_ONCE(bfqd->tags.sync_write_depth);
+		tags = bfq_tags_sync_write(bfqd, data);
 	else
 		tags = bfq_tags_sync_read(bfqd, data);
 	if (tags)
