@@ -1093,7 +1093,7 @@ static void bfq_prepare_request(struct request *rq)
 	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
 	struct io_cq *icq = ioc_find_get_icq(rq->q);
 
-	bfq_tags_taken(bfqd);
+	bfq_tags_taken(bfqd, rq->cmd_flags);
 	rq->elv.icq = icq;
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
@@ -1197,7 +1197,7 @@ struct io_cq *bfq_current_icq_hint(struct request_queue *q)
 
 /*
  * Whether @bic's process has nothing queued: a lock-free peek, like
- * bfq_tags_sync_read()'s, at a queue that may no longer be its own.
+ * bfq_tags_sync()'s, at a queue that may no longer be its own.
  */
 static bool bfq_bic_queue_empty(struct bfq_data *bfqd, struct bfq_io_cq *bic)
 {
@@ -2011,7 +2011,7 @@ static void bfq_finish_request(struct request *rq)
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
 	/* Before bfq_rq_completed() decides whether to idle. */
-	bfq_tags_given_back(bfqd);
+	bfq_tags_given_back(bfqd, rq->cmd_flags);
 	if (bfqq) {
 		unsigned long flags;
 		bool kick;

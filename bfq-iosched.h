@@ -430,6 +430,8 @@ struct bfq_tags_data {
 	unsigned int shared_depth;	/* tags left to most sync reads */
 	atomic_t waiters;		/* bics with BFQ_BIC_TAG_WAITING */
 	atomic_t nr_tagged;		/* prepared requests: tags held */
+	atomic_t nr_async_tagged;	/* of them, async */
+	atomic_t nr_write_tagged;	/* of them, sync writes */
 	u64 groups_io_ns;		/* last insert after another group's */
 	unsigned int root_held;		/* the root group's bfq_group.tags_held */
 	const struct bfq_group *last_group;	/* compared, never read */
@@ -549,15 +551,31 @@ void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
-/* A request we prepared holds a scheduler tag until we finish it. */
-static inline void bfq_tags_taken(struct bfq_data *bfqd)
+/* Rule 1 of bfq-tags.c: the count of tags held by @opf's kind, if limited. */
+static inline atomic_t *bfq_tags_kind(struct bfq_data *bfqd, blk_opf_t opf)
 {
-	atomic_inc(&bfqd->tags.nr_tagged);
+	if (!op_is_sync(opf))
+		return &bfqd->tags.nr_async_tagged;
+	return op_is_write(opf) ? &bfqd->tags.nr_write_tagged : NULL;
 }
 
-static inline void bfq_tags_given_back(struct bfq_data *bfqd)
+/* A request we prepared holds a scheduler tag until we finish it. */
+static inline void bfq_tags_taken(struct bfq_data *bfqd, blk_opf_t opf)
 {
+	atomic_t *kind = bfq_tags_kind(bfqd, opf);
+
+	atomic_inc(&bfqd->tags.nr_tagged);
+	if (kind)
+		atomic_inc(kind);
+}
+
+static inline void bfq_tags_given_back(struct bfq_data *bfqd, blk_opf_t opf)
+{
+	atomic_t *kind = bfq_tags_kind(bfqd, opf);
+
 	atomic_dec(&bfqd->tags.nr_tagged);
+	if (kind)
+		atomic_dec(kind);
 }
 
 /*

@@ -1,11 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of bfq-tags.c: whom the kept tags go to and when they are
- * kept (rules 2 and 3). #included at the end of bfq-tags.c.
+ * KUnit tests of bfq-tags.c: the writes' share as a count (rule 1), whom
+ * the kept tags go to and when they are kept (rules 2 and 3). #included at
+ * the end of bfq-tags.c.
  */
 #include <kunit/test.h>
 
 #include "bfq-test.h"
+
+/*
+ * Rule 1 on a one-request device (2 tags): a sync write with no write
+ * holding a tag, or an async one with no async holding one, asks as a
+ * read (no limit); once its kind holds its share (1 tag), it is limited to
+ * that share; given back, free again. Reads are never limited here.
+ */
+static void bfq_tags_write_share_counted(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	const blk_opf_t sw = REQ_OP_WRITE | REQ_SYNC, aw = REQ_OP_WRITE;
+	const blk_opf_t rd = REQ_OP_READ;
+
+	bfq_tags_set_depths(bfqd, 2);
+	KUNIT_EXPECT_EQ(test, bfqd->tags.sync_write_depth, 1U);
+	KUNIT_EXPECT_EQ(test, bfqd->tags.async_depth, 1U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
+
+	/* A reader's two requests hold both tags: writes still unlimited. */
+	bfq_tags_taken(bfqd, rd);
+	bfq_tags_taken(bfqd, rd);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+
+	/* One sync write holds a tag: the next is limited, async is not. */
+	bfq_tags_given_back(bfqd, rd);
+	bfq_tags_taken(bfqd, sw);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 1U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, rd), 0U);
+	bfq_tags_taken(bfqd, aw);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 1U);
+
+	bfq_tags_given_back(bfqd, sw);
+	bfq_tags_given_back(bfqd, aw);
+	bfq_tags_given_back(bfqd, rd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_tagged), 0);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
+
+	/* 64 tags: sync writes may hold 48 before the limit, async 32. */
+	bfq_tags_set_depths(bfqd, 64);
+	atomic_set(&bfqd->tags.nr_write_tagged, 47);
+	atomic_set(&bfqd->tags.nr_async_tagged, 32);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 32U);
+	atomic_set(&bfqd->tags.nr_write_tagged, 0);
+	atomic_set(&bfqd->tags.nr_async_tagged, 0);
+}
 
 /*
  * Rule 2: the tags kept for raised queues (bfq_wr_tag_reserve()) go also to
@@ -88,6 +138,7 @@ static void bfq_tags_kept_for_tagless_group(struct kunit *test)
 }
 
 static struct kunit_case bfq_tags_cases[] = {
+	KUNIT_CASE(bfq_tags_write_share_counted),
 	KUNIT_CASE(bfq_tags_kept_for_tagless_group),
 	{}
 };

@@ -16,7 +16,15 @@
  *
  * 1. Writes and async I/O take at most BFQ_SYNC_WRITE_DEPTH_PCT and
  *    BFQ_ASYNC_DEPTH_PCT of the tags, so that a flood of them cannot
- *    leave sync reads waiting for a tag (bfq_limit_depth()).
+ *    leave sync reads waiting for a tag (bfq_limit_depth()). The limit
+ *    applies once their kind holds that share (bfq_tags_write_limit());
+ *    below it they ask as sync reads do (rule 2). The block layer of 6.1
+ *    and 6.12 limits an ask to the first bits of each word of the tag
+ *    map, not to a count: a write limited always to 1 of 2 tags could
+ *    take only the first, and waited while a sequential reader held it
+ *    with the second free; an fsync loop on ext4 beside that reader on a
+ *    one-request null_blk did 3 writes/s (docs/results/
+ *    2026-12-02-fsync-tags-count.md).
  * 2. Sync reads of most processes leave a share of the tags free
  *    (BFQ_TAG_RESERVE_DIV, rounded up: one of the two of a one-request
  *    device), kept for the processes whose next request matters most
@@ -289,12 +297,34 @@ static struct bfq_io_cq *bfq_tags_asker(struct blk_mq_alloc_data *data,
 }
 
 /*
- * A sync read asks for a scheduler tag: the number of tags it may use (0:
- * all of them). A process bfq has no queue for yet (new, or new to this
- * device) may take every tag.
+ * Rule 1: the tags a write or async request of @opf may use while its kind
+ * holds its share of them; 0 while it holds less (or it is a sync read):
+ * then it asks like a sync read. Lock-free: the counts may be a request
+ * late, and a burst of asks may pass the share by the number of tasks
+ * asking at once.
  */
-static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
-				       struct blk_mq_alloc_data *data)
+static unsigned int bfq_tags_write_limit(struct bfq_data *bfqd, blk_opf_t opf)
+{
+	atomic_t *held = bfq_tags_kind(bfqd, opf);
+	unsigned int limit;
+
+	if (!held)
+		return 0;
+	limit = op_is_sync(opf) ? READ_ONCE(bfqd->tags.sync_write_depth) :
+				  READ_ONCE(bfqd->tags.async_depth);
+	return atomic_read(held) >= limit ? limit : 0;
+}
+
+/*
+ * A sync request asks for a scheduler tag: the number of tags it may use
+ * (0: all of them). A write while writes hold their share (@write_limit,
+ * 0: not so) gets rule 1's limit; any other is a read to rule 2. A process
+ * bfq has no queue for yet (new, or new to this device) may take every
+ * tag.
+ */
+static unsigned int bfq_tags_sync(struct bfq_data *bfqd,
+				  struct blk_mq_alloc_data *data,
+				  unsigned int write_limit)
 {
 	struct bfq_io_cq *bic;
 	struct bfq_queue *bfqq;
@@ -305,6 +335,10 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 
 	rcu_read_lock();
 	bic = bfq_tags_asker(data, now_ns);
+	if (write_limit) {
+		rcu_read_unlock();
+		return write_limit;
+	}
 	bfq_lockless_lock(bfqd, &flags);
 	bfqq = bic ? READ_ONCE(bic->sync_bfqq) : NULL;
 	if (!bfqq) {
@@ -328,20 +362,6 @@ static unsigned int bfq_tags_sync_read(struct bfq_data *bfqd,
 	bfq_lockless_unlock(bfqd, flags);
 	rcu_read_unlock();
 	return tags;
-}
-
-/*
- * A sync write asks for a scheduler tag: the number it may use. Its ask
- * is noted as a read's is, for the think time and for the waker of rule 4
- * of bfq-inject.c (an fsync's write, the journal's commit).
- */
-static unsigned int bfq_tags_sync_write(struct bfq_data *bfqd,
-					struct blk_mq_alloc_data *data)
-{
-	rcu_read_lock();
-	bfq_tags_asker(data, ktime_get_ns());
-	rcu_read_unlock();
-	return READ_ONCE(bfqd->tags.sync_write_depth);
 }
 
 /*
@@ -375,12 +395,14 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	/* nr_requests was written: see bfq_depth_updated(). */
 	if (unlikely(nr != smp_load_acquire(&bfqd->tags.nr)))
 		bfq_tags_set_depths(bfqd, nr);
-	if (!op_is_sync(opf))
-		tags = READ_ONCE(bfqd->tags.async_depth);
-	else if (op_is_write(opf))
-		tags = bfq_tags_sync_write(bfqd, data);
-	else
-		tags = bfq_tags_sync_read(bfqd, data);
+	if (!op_is_sync(opf)) {
+		tags = bfq_tags_write_limit(bfqd, opf);
+		if (!tags && bfq_tags_kept(bfqd, ktime_get_ns()))
+			tags = READ_ONCE(bfqd->tags.shared_depth);
+	} else {
+		tags = bfq_tags_sync(bfqd, data,
+				     bfq_tags_write_limit(bfqd, opf));
+	}
 	if (tags)
 		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
 }
