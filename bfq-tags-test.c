@@ -12,7 +12,8 @@
  * Rule 1 on a one-request device (2 tags): a sync write with no write
  * holding a tag, or an async one with no async holding one, asks as a
  * read (no limit); once its kind holds its share (1 tag), it is limited to
- * that share; given back, free again. Reads are never limited here.
+ * that share; given back, free again. Reads are never limited here. On
+ * 64 tags the share is the prefix, always.
  */
 static void bfq_tags_write_share_counted(struct kunit *test)
 {
@@ -47,14 +48,11 @@ static void bfq_tags_write_share_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
 
-	/* 64 tags: sync writes may hold 48 before the limit, async 32. */
+	/* 64 tags: the prefix always, 48 for sync writes and 32 for async. */
 	bfq_tags_set_depths(bfqd, 64);
-	atomic_set(&bfqd->tags.nr_write_tagged, 47);
-	atomic_set(&bfqd->tags.nr_async_tagged, 32);
-	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 48U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 32U);
-	atomic_set(&bfqd->tags.nr_write_tagged, 0);
-	atomic_set(&bfqd->tags.nr_async_tagged, 0);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, rd), 0U);
 }
 
 /*

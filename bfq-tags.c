@@ -16,15 +16,19 @@
  *
  * 1. Writes and async I/O take at most BFQ_SYNC_WRITE_DEPTH_PCT and
  *    BFQ_ASYNC_DEPTH_PCT of the tags, so that a flood of them cannot
- *    leave sync reads waiting for a tag (bfq_limit_depth()). The limit
- *    applies once their kind holds that share (bfq_tags_write_limit());
- *    below it they ask as sync reads do (rule 2). The block layer of 6.1
- *    and 6.12 limits an ask to the first bits of each word of the tag
- *    map, not to a count: a write limited always to 1 of 2 tags could
- *    take only the first, and waited while a sequential reader held it
- *    with the second free; an fsync loop on ext4 beside that reader on a
- *    one-request null_blk did 3 writes/s (docs/results/
- *    2026-12-02-fsync-tags-count.md).
+ *    leave sync reads waiting for a tag (bfq_limit_depth()). The block
+ *    layer of 6.1 and 6.12 applies a limit as the first bits of each word
+ *    of the tag map, not as a count. With many tags that is the share
+ *    meant, and it keeps the last tags for reads: counted instead, writes
+ *    below their share drift into the last tags, and a reader's group
+ *    beside 64 libaio writers got 0.74 of the bytes for its 0.9 (tag-weight,
+ *    6.12). With a few (BFQ_TAGS_FEW) the prefix names the tags: a write
+ *    limited to 1 of 2 could take only the first, and waited while a
+ *    sequential reader held it with the second free; an fsync loop on
+ *    ext4 beside that reader on a one-request null_blk did 3 writes/s.
+ *    There the limit applies once their kind holds its share
+ *    (bfq_tags_write_limit()); below it they ask as sync reads do (rule
+ *    2). docs/results/2026-12-02-fsync-tags-count.md.
  * 2. Sync reads of most processes leave a share of the tags free
  *    (BFQ_TAG_RESERVE_DIV, rounded up: one of the two of a one-request
  *    device), kept for the processes whose next request matters most
@@ -71,6 +75,12 @@
  */
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
+/*
+ * Rule 1: with at most this many scheduler tags (a device of one or two
+ * requests) the writes' share is counted rather than a prefix of the tag
+ * map.
+ */
+#define BFQ_TAGS_FEW			4
 /*
  * Rule 2: the part of the scheduler tags (rounded up: one of
  * the two of a one-request device) that sync reads of processes whose next
@@ -297,11 +307,11 @@ static struct bfq_io_cq *bfq_tags_asker(struct blk_mq_alloc_data *data,
 }
 
 /*
- * Rule 1: the tags a write or async request of @opf may use while its kind
- * holds its share of them; 0 while it holds less (or it is a sync read):
- * then it asks like a sync read. Lock-free: the counts may be a request
- * late, and a burst of asks may pass the share by the number of tasks
- * asking at once.
+ * Rule 1: the tags a write or async request of @opf may use; 0 (it asks
+ * like a sync read) for a sync read, and on a device of at most
+ * BFQ_TAGS_FEW tags while its kind holds less than its share. Lock-free:
+ * the counts may be a request late, and a burst of asks may pass the
+ * share by the number of tasks asking at once.
  */
 static unsigned int bfq_tags_write_limit(struct bfq_data *bfqd, blk_opf_t opf)
 {
@@ -312,6 +322,8 @@ static unsigned int bfq_tags_write_limit(struct bfq_data *bfqd, blk_opf_t opf)
 		return 0;
 	limit = op_is_sync(opf) ? READ_ONCE(bfqd->tags.sync_write_depth) :
 				  READ_ONCE(bfqd->tags.async_depth);
+	if (READ_ONCE(bfqd->tags.nr) > BFQ_TAGS_FEW)
+		return limit;
 	return atomic_read(held) >= limit ? limit : 0;
 }
 
