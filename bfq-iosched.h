@@ -551,12 +551,18 @@ void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
-/* Rule 1 of bfq-tags.c: the count of tags held by @opf's kind, if limited. */
+/*
+ * Rule 1 of bfq-tags.c: the count of tags held by @opf's kind, if limited
+ * (writes, by REQ_SYNC). Not by op_is_sync(): the flush machinery clears
+ * REQ_FUA and REQ_PREFLUSH of a request between its prepare and its
+ * finish, which would count it as one kind and give it back as another.
+ */
 static inline atomic_t *bfq_tags_kind(struct bfq_data *bfqd, blk_opf_t opf)
 {
-	if (!op_is_sync(opf))
-		return &bfqd->tags.nr_async_tagged;
-	return op_is_write(opf) ? &bfqd->tags.nr_write_tagged : NULL;
+	if (!op_is_write(opf))
+		return NULL;
+	return opf & REQ_SYNC ? &bfqd->tags.nr_write_tagged :
+				&bfqd->tags.nr_async_tagged;
 }
 
 /* A request we prepared holds a scheduler tag until we finish it. */

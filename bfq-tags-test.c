@@ -48,6 +48,12 @@ static void bfq_tags_write_share_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
 
+	/* A FUA write whose FUA the flush machinery cleared before finish. */
+	bfq_tags_taken(bfqd, aw | REQ_FUA);
+	bfq_tags_given_back(bfqd, aw);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_write_tagged), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_async_tagged), 0);
+
 	/* 64 tags: the prefix always, 48 for sync writes and 32 for async. */
 	bfq_tags_set_depths(bfqd, 64);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 48U);

@@ -320,8 +320,9 @@ static unsigned int bfq_tags_write_limit(struct bfq_data *bfqd, blk_opf_t opf)
 
 	if (!held)
 		return 0;
-	limit = op_is_sync(opf) ? READ_ONCE(bfqd->tags.sync_write_depth) :
-				  READ_ONCE(bfqd->tags.async_depth);
+	limit = held == &bfqd->tags.nr_write_tagged ?
+		READ_ONCE(bfqd->tags.sync_write_depth) :
+		READ_ONCE(bfqd->tags.async_depth);
 	if (READ_ONCE(bfqd->tags.nr) > BFQ_TAGS_FEW)
 		return limit;
 	return atomic_read(held) >= limit ? limit : 0;
