@@ -209,7 +209,8 @@ static void bfq_inject_test_dev_init(struct kunit *test,
 /*
  * q[0] completes, q[1] wakes 100 us later, three times: q[0] is q[1]'s
  * waker. A wake-up too long after the completion does not count. Freeing
- * the waker clears the relation and last_done; freeing a wakee unlinks it.
+ * the waker clears the relation and its runs of completions; freeing a
+ * wakee unlinks it.
  */
 static void bfq_inject_waker_lifecycle(struct kunit *test)
 {

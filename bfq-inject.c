@@ -107,7 +107,8 @@
  * its waker, clears the waker of each of its wakees and clears its runs of
  * completions;
  * bfq_finish_request() calls bfq_inject_forget_rq() before a request goes.
- * Waker candidates are compared by serial, never dereferenced.
+ * A candidate is read through done[].bfqq only under the lock, and its
+ * waker track compares it by serial.
  */
 #include <linux/blkdev.h>
 #include <linux/kernel.h>

@@ -123,9 +123,9 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_DEFAULT_BUDGET_SECTORS	(16 * 1024)
 
 /*
- * State of a request we prepared, kept in rq->elv.priv[1]: two flags, and
- * above them the sectors it had when dispatched (blk-mq has counted them
- * down to zero by the time finish_request runs).
+ * State of a request we prepared, kept in rq->elv.priv[1]: flags and small
+ * fields, and above them the sectors it had when dispatched (blk-mq has
+ * counted them down to zero by the time finish_request runs).
  */
 #define BFQ_RQ_QUEUED		BIT(0)	/* in a queue's sort_list and fifo */
 #define BFQ_RQ_IN_DRIVER	BIT(1)	/* dispatched, not yet finished */
@@ -134,7 +134,10 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 /* Bits 4-7: the range (actuator) it went to (rule 5 of bfq-inject.c). */
 #define BFQ_RQ_RANGE_SHIFT	4
 #define BFQ_RQ_RANGE_MASK	(0xfUL << BFQ_RQ_RANGE_SHIFT)
-#define BFQ_RQ_SECTORS_SHIFT	8
+/* Bits 8-9: the kind its tag is counted as (enum bfq_tag_kind). */
+#define BFQ_RQ_TAG_SHIFT	8
+#define BFQ_RQ_TAG_MASK		(0x3UL << BFQ_RQ_TAG_SHIFT)
+#define BFQ_RQ_SECTORS_SHIFT	10
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
@@ -1092,11 +1095,12 @@ static void bfq_prepare_request(struct request *rq)
 {
 	struct bfq_data *bfqd = rq->q->elevator->elevator_data;
 	struct io_cq *icq = ioc_find_get_icq(rq->q);
+	enum bfq_tag_kind kind = bfq_tag_kind_of(rq->cmd_flags);
 
-	bfq_tags_taken(bfqd, rq->cmd_flags);
+	bfq_tags_taken(bfqd, kind);
 	rq->elv.icq = icq;
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
+	rq->elv.priv[1] = (void *)((unsigned long)kind << BFQ_RQ_TAG_SHIFT);
 	if (!icq)
 		return;
 	bfq_tags_waited(bfqd, icq_to_bic(icq));
@@ -2011,7 +2015,8 @@ static void bfq_finish_request(struct request *rq)
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
 	/* Before bfq_rq_completed() decides whether to idle. */
-	bfq_tags_given_back(bfqd, rq->cmd_flags);
+	bfq_tags_given_back(bfqd, (enum bfq_tag_kind)
+			    ((rq_state(rq) & BFQ_RQ_TAG_MASK) >> BFQ_RQ_TAG_SHIFT));
 	if (bfqq) {
 		unsigned long flags;
 		bool kick;

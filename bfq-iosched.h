@@ -552,36 +552,57 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
 /*
- * Rule 1 of bfq-tags.c: the count of tags held by @opf's kind, if limited
- * (writes, by REQ_SYNC). Not by op_is_sync(): the flush machinery clears
- * REQ_FUA and REQ_PREFLUSH of a request between its prepare and its
- * finish, which would count it as one kind and give it back as another.
+ * Rule 1 of bfq-tags.c: the kinds of request whose tags are counted, and
+ * the count of each. A request's kind is taken at prepare and kept with
+ * it (bfq-iosched.c's request state), not read again at finish: the block
+ * layer changes rq->cmd_flags in between (a cached plug request takes the
+ * flags of the bio that uses it; the flush machinery sets REQ_SYNC).
  */
-static inline atomic_t *bfq_tags_kind(struct bfq_data *bfqd, blk_opf_t opf)
+enum bfq_tag_kind {
+	BFQ_TAG_READ,		/* not counted */
+	BFQ_TAG_SYNC_WRITE,
+	BFQ_TAG_ASYNC,
+};
+
+static inline enum bfq_tag_kind bfq_tag_kind_of(blk_opf_t opf)
 {
-	if (!op_is_write(opf))
-		return NULL;
-	return opf & REQ_SYNC ? &bfqd->tags.nr_write_tagged :
-				&bfqd->tags.nr_async_tagged;
+	if (!op_is_sync(opf))
+		return BFQ_TAG_ASYNC;
+	return op_is_write(opf) ? BFQ_TAG_SYNC_WRITE : BFQ_TAG_READ;
 }
 
-/* A request we prepared holds a scheduler tag until we finish it. */
-static inline void bfq_tags_taken(struct bfq_data *bfqd, blk_opf_t opf)
+static inline atomic_t *bfq_tags_held(struct bfq_data *bfqd,
+				      enum bfq_tag_kind kind)
 {
-	atomic_t *kind = bfq_tags_kind(bfqd, opf);
+	switch (kind) {
+	case BFQ_TAG_SYNC_WRITE:
+		return &bfqd->tags.nr_write_tagged;
+	case BFQ_TAG_ASYNC:
+		return &bfqd->tags.nr_async_tagged;
+	default:
+		return NULL;
+	}
+}
+
+/* A request of @kind we prepared holds a scheduler tag until its finish. */
+static inline void bfq_tags_taken(struct bfq_data *bfqd,
+				  enum bfq_tag_kind kind)
+{
+	atomic_t *held = bfq_tags_held(bfqd, kind);
 
 	atomic_inc(&bfqd->tags.nr_tagged);
-	if (kind)
-		atomic_inc(kind);
+	if (held)
+		atomic_inc(held);
 }
 
-static inline void bfq_tags_given_back(struct bfq_data *bfqd, blk_opf_t opf)
+static inline void bfq_tags_given_back(struct bfq_data *bfqd,
+				       enum bfq_tag_kind kind)
 {
-	atomic_t *kind = bfq_tags_kind(bfqd, opf);
+	atomic_t *held = bfq_tags_held(bfqd, kind);
 
 	atomic_dec(&bfqd->tags.nr_tagged);
-	if (kind)
-		atomic_dec(kind);
+	if (held)
+		atomic_dec(held);
 }
 
 /*

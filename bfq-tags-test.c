@@ -28,31 +28,44 @@ static void bfq_tags_write_share_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
 
 	/* A reader's two requests hold both tags: writes still unlimited. */
-	bfq_tags_taken(bfqd, rd);
-	bfq_tags_taken(bfqd, rd);
+	bfq_tags_taken(bfqd, bfq_tag_kind_of(rd));
+	bfq_tags_taken(bfqd, bfq_tag_kind_of(rd));
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
 
 	/* One sync write holds a tag: the next is limited, async is not. */
-	bfq_tags_given_back(bfqd, rd);
-	bfq_tags_taken(bfqd, sw);
+	bfq_tags_given_back(bfqd, bfq_tag_kind_of(rd));
+	bfq_tags_taken(bfqd, bfq_tag_kind_of(sw));
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 1U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, rd), 0U);
-	bfq_tags_taken(bfqd, aw);
+	bfq_tags_taken(bfqd, bfq_tag_kind_of(aw));
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 1U);
 
-	bfq_tags_given_back(bfqd, sw);
-	bfq_tags_given_back(bfqd, aw);
-	bfq_tags_given_back(bfqd, rd);
+	bfq_tags_given_back(bfqd, bfq_tag_kind_of(sw));
+	bfq_tags_given_back(bfqd, bfq_tag_kind_of(aw));
+	bfq_tags_given_back(bfqd, bfq_tag_kind_of(rd));
 	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_tagged), 0);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
 	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, aw), 0U);
 
-	/* A FUA write whose FUA the flush machinery cleared before finish. */
-	bfq_tags_taken(bfqd, aw | REQ_FUA);
-	bfq_tags_given_back(bfqd, aw);
+	/*
+	 * The kind is taken once, at prepare, and given back as taken: a
+	 * cached plug request is prepared with one bio's flags and used for
+	 * another's. PREFLUSH counts as sync, as the block layer makes it.
+	 */
+	KUNIT_EXPECT_EQ(test, bfq_tag_kind_of(aw | REQ_PREFLUSH),
+			BFQ_TAG_SYNC_WRITE);
+	KUNIT_EXPECT_EQ(test, bfq_tag_kind_of(aw), BFQ_TAG_ASYNC);
+	KUNIT_EXPECT_EQ(test, bfq_tag_kind_of(rd), BFQ_TAG_READ);
+	bfq_tags_taken(bfqd, BFQ_TAG_ASYNC);
+	bfq_tags_given_back(bfqd, BFQ_TAG_ASYNC);
 	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_write_tagged), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&bfqd->tags.nr_async_tagged), 0);
+
+	/* A count read below zero (a give-back seen first) limits nothing. */
+	atomic_set(&bfqd->tags.nr_write_tagged, -1);
+	KUNIT_EXPECT_EQ(test, bfq_tags_write_limit(bfqd, sw), 0U);
+	atomic_set(&bfqd->tags.nr_write_tagged, 0);
 
 	/* 64 tags: the prefix always, 48 for sync writes and 32 for async. */
 	bfq_tags_set_depths(bfqd, 64);

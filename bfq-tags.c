@@ -315,17 +315,19 @@ static struct bfq_io_cq *bfq_tags_asker(struct blk_mq_alloc_data *data,
  */
 static unsigned int bfq_tags_write_limit(struct bfq_data *bfqd, blk_opf_t opf)
 {
-	atomic_t *held = bfq_tags_kind(bfqd, opf);
+	enum bfq_tag_kind kind = bfq_tag_kind_of(opf);
+	atomic_t *held = bfq_tags_held(bfqd, kind);
 	unsigned int limit;
 
 	if (!held)
 		return 0;
-	limit = held == &bfqd->tags.nr_write_tagged ?
+	limit = kind == BFQ_TAG_SYNC_WRITE ?
 		READ_ONCE(bfqd->tags.sync_write_depth) :
 		READ_ONCE(bfqd->tags.async_depth);
 	if (READ_ONCE(bfqd->tags.nr) > BFQ_TAGS_FEW)
 		return limit;
-	return atomic_read(held) >= limit ? limit : 0;
+	/* Signed: a count read while another CPU gives one back. */
+	return atomic_read(held) >= (int)limit ? limit : 0;
 }
 
 /*
