@@ -48,6 +48,19 @@
  *    queues that stream they get shares of device time instead of
  *    sectors, the time-domain fairness the budget timeout gives to
  *    queues slow within one turn.
+ * 4. A queue with a waker pays for its turn's time. While the device
+ *    idles for it, its waker's requests are served at once (bfq-inject.c
+ *    rule 4): the turn holds the device for its own small writes, its
+ *    waker's journal writes and the pauses between them, and its sectors
+ *    say nothing of that. So its turn is charged at least the turn's
+ *    duration at rule 2's rate (max_budget for timeout_sync), once
+ *    max_budget is measured or set (bfq_waker_time_charge()), and a
+ *    timed-out turn pays max_budget even when raised: the device was
+ *    busy for it, not waiting by choice. Charged its sectors, a write +
+ *    fsync loop beside a sequential reader on a one-request device paid 8
+ *    sectors a write and 300-400 a turn of 100 ms, where the reader paid
+ *    13,000 for as long a turn, and took two thirds of the device at equal
+ *    weights (docs/results/2026-12-03-fsync-waker-time.md).
  *
  * Locking: callers hold bfq_data.lock.
  */

@@ -270,6 +270,7 @@ static void bfq_inject_waker_set(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->inj.waker = waker;
 	if (waker)
 		list_add_tail(&bfqq->inj.waker_node, &waker->inj.wakees);
+	bfq_tags_served_changed(bfqd);
 	trace_bfq_waker(bfq_dev(bfqd), bfqq->pid, waker ? waker->pid : 0,
 			old ? old->pid : 0);
 	bfq_log(bfqd, bfqq, "waker %d (was %d)", waker ? waker->pid : 0,
@@ -294,6 +295,7 @@ void bfq_inject_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	for (i = 0; i < BFQ_WAKER_RUNS; i++)
 		if (bfqd->inj.done[i].bfqq == bfqq)
 			bfqd->inj.done[i].bfqq = NULL;
+	bfq_tags_served_changed(bfqd);
 }
 
 /*

@@ -736,6 +736,7 @@ static bool bfq_class_preempts(struct bfq_queue *a, struct bfq_queue *b)
 static void bfq_park(struct bfq_data *bfqd, u64 now_ns)
 {
 	bfqd->parked = true;
+	bfqd->parked_ns = now_ns;
 	/* To the low-latency rules, parked is idle (bfq_wr_maybe_idle()). */
 	bfq_wr_maybe_idle(bfqd, bfqd->in_service_bfqq, now_ns);
 	bfq_log(bfqd, bfqd->in_service_bfqq, "park");
@@ -753,8 +754,12 @@ static bool bfq_unpark(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return false;
 	bfqd->parked = false;
 	if (bfqq == bfqd->in_service_bfqq &&
-	    !time_after(jiffies, bfqd->turn_deadline))
+	    !time_after(jiffies, bfqd->turn_deadline)) {
+		/* Nobody wanted the device meanwhile: not the turn's time. */
+		if (now_ns > bfqd->parked_ns)
+			bfqd->turn_start_ns += now_ns - bfqd->parked_ns;
 		return true;
+	}
 	bfq_expire(bfqd, BFQ_EXP_EMPTY, now_ns);
 	return false;
 }
@@ -1573,7 +1578,8 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 /*
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
  * is still a guess, or the queue is an application starting, which the
- * device waited for by choice (bfq_wr_needs_idling() says why).
+ * device waited for by choice (bfq_wr_needs_idling() says why). A queue
+ * with a waker pays its time anyway (bfq_waker_time_charge()).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
@@ -1598,6 +1604,24 @@ static bool bfq_pays_time(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	return bfqq->wr.coeff == 1 ||
 	       (bfqq->wr.kind == BFQ_WR_INTERACTIVE &&
 		!bfq_wr_of_latest_startup(bfqd, bfqq));
+}
+
+/*
+ * The least charge of the turn of @bfqq ending at @end_ns, as it has a
+ * waker (bfq-budget.c rule 4): the turn's time at rule 2's rate, once
+ * max_budget is known. Time parked is not the turn's: nobody else wanted
+ * the device then.
+ */
+static unsigned int bfq_waker_time_charge(struct bfq_data *bfqd,
+					  struct bfq_queue *bfqq,
+					  unsigned int max_budget, u64 end_ns)
+{
+	if (!bfqq->inj.waker || end_ns <= bfqd->turn_start_ns ||
+	    (!READ_ONCE(bfqd->tun.max_budget_sectors) &&
+	     !bfqd->rate.nr_samples))
+		return 0;
+	return bfq_budget_time_charge(end_ns - bfqd->turn_start_ns, max_budget,
+				      READ_ONCE(bfqd->tun.timeout_sync_ms));
 }
 
 /* The least charge of the turn of seeky @bfqq ending now (rule 3). */
@@ -1644,6 +1668,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
 	unsigned int charge;
+	u64 end_ns;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -1651,13 +1676,17 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		now_ns = ktime_get_ns();
 
 	bfq_idle_stop(bfqd);
+	/* A parked turn ended when it was parked (bfq_park()). */
+	end_ns = bfqd->parked ? min(bfqd->parked_ns, now_ns) : now_ns;
 	bfqd->parked = false;
 	WRITE_ONCE(bfqd->in_service_bfqq, NULL);
+	bfq_tags_served_changed(bfqd);
 	/* Only a timed-out turn costs more than it moved: most turns empty. */
 	charge = why == BFQ_EXP_TIMEOUT ?
 		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
-	charge = max(bfq_budget_charge(charge, served, why),
-		     bfq_seeky_charge(bfqd, bfqq, max_budget));
+	charge = max3(bfq_budget_charge(charge, served, why),
+		      bfq_seeky_charge(bfqd, bfqq, max_budget),
+		      bfq_waker_time_charge(bfqd, bfqq, max_budget, end_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
@@ -1672,6 +1701,10 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		bfq_expire_names[why], served, charge, entity->budget_sectors);
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
 		bfq_busy_clear(bfqd, bfqq);
+	/* Rule 2 of bfq-wr.c: a wakee's turn counts by its time. */
+	if (bfqq->inj.waker && why != BFQ_EXP_PREEMPTED &&
+	    end_ns > bfqd->turn_start_ns)
+		bfq_wr_paced(bfqd, bfqq, end_ns - bfqd->turn_start_ns);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	bfq_entity_expire(entity, charge, bfqq->nr_queued > 0);
@@ -1704,6 +1737,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 		return NULL;
 	bfqq = container_of(entity, struct bfq_queue, entity);
 	WRITE_ONCE(bfqd->in_service_bfqq, bfqq);
+	bfq_tags_served_changed(bfqd);
 	bfq_get_queue(bfqq);
 	bfqq->turn_far_ns = 0;
 	/* Service received by injection counts into this turn. */
@@ -1711,6 +1745,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 						       entity->budget_sectors);
 	bfq_wr_selected(bfqd, bfqd->in_service_bfqq, now_ns);
 	bfqd->turn_deadline = jiffies + msecs_to_jiffies(bfq_turn_ms(bfqd));
+	bfqd->turn_start_ns = now_ns;
 	bfq_trace_queue(bfqd, bfqd->in_service_bfqq, true);
 	return bfqd->in_service_bfqq;
 }

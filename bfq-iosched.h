@@ -124,6 +124,7 @@ struct bfq_wr_queue {
 	unsigned int coeff;		/* weight multiplier; 1: not raised */
 	u64 start_ns, dur_ns;		/* the current raising */
 	unsigned int greedy_turns;	/* raised turns at the device's pace */
+	u64 paced_ns;			/* a wakee's turn time, not yet a turn */
 	bool aside;			/* rule 10: unraised weight for now */
 	struct list_head raised_node;
 
@@ -436,6 +437,8 @@ struct bfq_tags_data {
 	unsigned int root_held;		/* the root group's bfq_group.tags_held */
 	const struct bfq_group *last_group;	/* compared, never read */
 	u64 newcomer_ask_ns;		/* a process with no queue waits: 0, none */
+	/* The waker of the queue in service (rule 2): compared, never read. */
+	const struct bfq_queue *served_waker;
 };
 
 /* Per device (request queue) scheduler state. */
@@ -479,6 +482,12 @@ struct bfq_data {
 	struct list_head dispatch_head;	/* at-head inserts, served first */
 	struct bfq_queue *in_service_bfqq; /* its entity is sched.in_service */
 	unsigned long turn_deadline;	/* jiffies: budget timeout */
+	/*
+	 * When the turn in service began, moved on by the time it was
+	 * parked: the time it held the device for (bfq_waker_time_charge()).
+	 */
+	u64 turn_start_ns;
+	u64 parked_ns;			/* when the parked turn was parked */
 	unsigned int nr_queued;		/* requests in queues + dispatch_head */
 	unsigned int nr_bfqqs;		/* allocated queues, leak check */
 	struct list_head all_bfqqs;	/* the allocated queues, for debugfs */
@@ -610,16 +619,37 @@ static inline void bfq_tags_given_back(struct bfq_data *bfqd,
  * allocated) hold every scheduler tag: then the process of @bfqq, which
  * has nothing queued, cannot send its next request until one of theirs
  * completes, and the device would idle for it in vain. Its own requests in
- * the device do not count: their tags come back to it. Counted against
- * one hardware queue's tags (nr_requests): devices with one, like disks,
- * are where idling matters; with several (null_blk adds a poll queue), it
- * errs towards not idling once that many requests exist.
+ * the device do not count: their tags come back to it. Nor do its waker's
+ * (bfq-inject.c rule 4), queued or in the device: they are what its
+ * process waits for, dispatched at once while the device idles for it, so
+ * their tags come back before its next request: on a one-request
+ * device, a journal write that takes the last tag beside a reader's
+ * request is the next thing to serve for the fsync-ing process idled
+ * for, not a reason to give its turn away. Counted against one hardware queue's tags
+ * (nr_requests): devices with one, like disks, are where idling matters;
+ * with several (null_blk adds a poll queue), it errs towards not idling
+ * once that many requests exist. Called with bfq_data.lock held.
  */
 static inline bool bfq_tags_exhausted(struct bfq_data *bfqd,
 				      struct bfq_queue *bfqq)
 {
-	return atomic_read(&bfqd->tags.nr_tagged) - (int)bfqq->nr_in_driver >=
-	       (int)bfqd->queue->nr_requests;
+	const struct bfq_queue *waker = bfqq->inj.waker;
+	int held = atomic_read(&bfqd->tags.nr_tagged) - (int)bfqq->nr_in_driver;
+
+	if (waker)
+		held -= (int)(waker->nr_queued + waker->nr_in_driver);
+	return held >= (int)bfqd->queue->nr_requests;
+}
+
+/*
+ * Rule 2 of bfq-tags.c: the queue in service, or its waker, changed. Under
+ * bfq_data.lock; read lock-free, as a pointer compared only.
+ */
+static inline void bfq_tags_served_changed(struct bfq_data *bfqd)
+{
+	struct bfq_queue *cur = bfqd->in_service_bfqq;
+
+	WRITE_ONCE(bfqd->tags.served_waker, cur ? cur->inj.waker : NULL);
 }
 
 /* bfq-sysfs.c: the elevator's attributes, the tunables. */
@@ -737,6 +767,8 @@ void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns);
 void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		     u64 now_ns);
+void bfq_wr_paced(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		  u64 turn_ns);
 void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    enum bfq_expire_reason why, unsigned int served,
 		    unsigned int max_budget, u64 now_ns);

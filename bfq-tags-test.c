@@ -154,9 +154,74 @@ static void bfq_tags_kept_for_tagless_group(struct kunit *test)
 #endif
 }
 
+/*
+ * The writer of a write+fsync loop on a one-request device (2 tags), idled
+ * for while its journal thread works: a reader's request holds one tag,
+ * the journal's write the other. The journal's tag comes back before the
+ * writer's next request (rule 4 of bfq-inject.c serves it while the
+ * device idles), so the tags are not exhausted for the writer; a queue
+ * that has no waker finds them so. And the tag kept for the queue in
+ * service (rule 2) is its waker's too: the journal, not raised, may take
+ * it while the writer is in service, and not once the writer's turn ends.
+ */
+static void bfq_tags_waker_of_served(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *writer = bfq_test_queue(test, bfqd, 1);
+	struct bfq_queue *jbd2 = bfq_test_queue(test, bfqd, 2);
+	struct bfq_queue *reader = bfq_test_queue(test, bfqd, 3);
+	u64 now_ns = ktime_get_ns();
+	bool kept_for;
+
+	bfqd->tun.low_latency = 0;
+	bfqd->queue->nr_requests = 2;
+	bfq_tags_set_depths(bfqd, 2);
+	atomic_set(&bfqd->tags.nr_tagged, 2);
+	jbd2->nr_queued = 1;
+	reader->nr_queued = 1;
+	KUNIT_EXPECT_TRUE(test, bfq_tags_exhausted(bfqd, writer));
+	writer->inj.waker = jbd2;
+	KUNIT_EXPECT_FALSE(test, bfq_tags_exhausted(bfqd, writer));
+	/* Its own request in the device, and the journal's queued: free. */
+	atomic_set(&bfqd->tags.nr_tagged, 3);
+	writer->nr_in_driver = 1;
+	KUNIT_EXPECT_FALSE(test, bfq_tags_exhausted(bfqd, writer));
+	writer->nr_in_driver = 0;
+	atomic_set(&bfqd->tags.nr_tagged, 2);
+	/* The reader's second request, not the journal's: exhausted. */
+	jbd2->nr_queued = 0;
+	KUNIT_EXPECT_TRUE(test, bfq_tags_exhausted(bfqd, writer));
+
+	/* The kept tag: the writer in service, its waker known. */
+	atomic_set(&bfqd->tags.nr_tagged, 1);
+	spin_lock_irq(&bfqd->lock);
+	bfq_tags_count_group(bfqd, NULL, true);
+	bfqd->in_service_bfqq = writer;
+	bfq_tags_served_changed(bfqd);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_TRUE(test, bfq_tags_reserved_for(bfqd, jbd2, now_ns,
+						      &kept_for));
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, reader, now_ns,
+						       &kept_for));
+	spin_lock_irq(&bfqd->lock);
+	bfqd->in_service_bfqq = reader;
+	bfq_tags_served_changed(bfqd);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_FALSE(test, bfq_tags_reserved_for(bfqd, jbd2, now_ns,
+						       &kept_for));
+	spin_lock_irq(&bfqd->lock);
+	bfqd->in_service_bfqq = NULL;
+	bfq_tags_served_changed(bfqd);
+	bfq_tags_count_group(bfqd, NULL, false);
+	spin_unlock_irq(&bfqd->lock);
+	KUNIT_EXPECT_PTR_EQ(test, bfqd->tags.served_waker, NULL);
+	writer->inj.waker = NULL;
+}
+
 static struct kunit_case bfq_tags_cases[] = {
 	KUNIT_CASE(bfq_tags_write_share_counted),
 	KUNIT_CASE(bfq_tags_kept_for_tagless_group),
+	KUNIT_CASE(bfq_tags_waker_of_served),
 	{}
 };
 

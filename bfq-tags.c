@@ -37,7 +37,11 @@
  *    yet while no large burst goes on (bfq_wr_newcomer_raisable()); a
  *    process of a group that holds no tag while others hold some
  *    (bfq_tags_group_tagless(), bfq_cg_tags_held()); and the queue in
- *    service, while none of those waits.
+ *    service and its waker (bfq-inject.c rule 4: the journal thread whose
+ *    commit the fsync-ing process in service waits for), while none of
+ *    those waits. Kept from the waker, the commit's write slept for a tag
+ *    while the device idled for the process that waited on it, until the
+ *    idle slice ran out.
  * 3. Tags are kept only while someone they are for had I/O in the last
  *    BFQ_TAG_KEEP_MS, or waits (bfq_tags_kept()): a tag kept for nobody
  *    idles a short queue between the requests of bulk readers.
@@ -205,7 +209,8 @@ static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
  * bfq-wr.c: an RT queue, those bfq_wr_tag_reserve() names, and those of a
  * group holding no tag (bfq_tags_group_tagless()), for whom they are kept;
  * and the queue in service (the device may be idling for its next request)
- * while none of those waits for a tag.
+ * and its waker (what it waits for), while none of those waits for a tag.
+ * The waker is compared as a pointer only (bfq_tags_served_changed()).
  */
 static bool bfq_tags_reserved_for(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				  u64 now_ns, bool *kept_for)
@@ -214,7 +219,8 @@ static bool bfq_tags_reserved_for(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
 		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
 		    bfq_tags_group_tagless(bfqd, bfqq);
-	return *kept_for || (bfqq == READ_ONCE(bfqd->in_service_bfqq) &&
+	return *kept_for || ((bfqq == READ_ONCE(bfqd->in_service_bfqq) ||
+			      bfqq == READ_ONCE(bfqd->tags.served_waker)) &&
 			     !bfq_tags_someone_waits(bfqd, now_ns));
 }
 

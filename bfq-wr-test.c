@@ -652,6 +652,42 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 }
 
 /*
+ * Rule 2 for a queue with a waker: its turns count by their time, each
+ * half of timeout_sync one greedy turn, however few sectors they moved
+ * (an fsync loop's 8 a write); remainders add up across turns.
+ */
+static void bfq_wr_queue_paced_ends(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+	unsigned int i, n;
+	u64 t = MS(1001);
+
+	bfq_wr_test_dev_init(test, &d);
+	bfqq = d.q[0];
+	d.bfqd->tun.timeout_sync_ms = 125;
+	spin_lock_irq(&d.bfqd->lock);
+	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000), true);
+	n = bfq_wr_bulk_turns(bfqq->wr.dur_ns, 125);
+	KUNIT_EXPECT_GT(test, n, 3U);
+	/* 100 ms turns of 8 sectors: 1.6 greedy turns each. */
+	for (i = 0; (i + 1) * 8 < n * 5; i++) {
+		bfq_wr_paced(d.bfqd, bfqq, MS(100));
+		bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_EMPTY, 8, 4096, t++);
+	}
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	KUNIT_EXPECT_LT(test, bfqq->wr.greedy_turns, n);
+	bfq_wr_paced(d.bfqd, bfqq, MS(100));
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_EMPTY, 8, 4096, t++);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+	/* Not raised: nothing counts. */
+	i = bfqq->wr.greedy_turns;
+	bfq_wr_paced(d.bfqd, bfqq, MS(100));
+	KUNIT_EXPECT_EQ(test, bfqq->wr.greedy_turns, i);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * Rule 10: a reader raised 2 s before an application starts steps aside,
  * its weight unraised, while the application reads; a journal's sync
  * write raised meanwhile starts no new start-up; once the application
@@ -938,6 +974,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_softrt_batches_steps),
 	KUNIT_CASE(bfq_wr_preempts_cases),
 	KUNIT_CASE(bfq_wr_greedy_turns_reasons),
+	KUNIT_CASE(bfq_wr_queue_paced_ends),
 	KUNIT_CASE(bfq_wr_bulk_turns_table),
 	KUNIT_CASE(bfq_wr_aside_table),
 	KUNIT_CASE_PARAM(bfq_wr_burst_birth_table, bfq_burst_gen_params),

@@ -35,7 +35,13 @@
  *    disk, took a terminal's raising away in the middle of its start-up. Its
  *    small scattered reads with pauses move little per turn and do not count.
  *    A bulk reader of random blocks moves as little; its raising ends with
- *    its duration.
+ *    its duration. A queue with a waker (bfq-inject.c rule 4) is measured
+ *    by time instead (bfq_wr_paced()): its turns hold the device for its
+ *    waker's requests too, so each half of timeout_sync of them counts as
+ *    one such turn. Counted by sectors, a write + fsync loop (8 a write)
+ *    kept its raising for its whole duration while the sequential reader
+ *    started with it lost its own as bulk, and then took the device at 30
+ *    times the reader's weight.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_wr_softrt_next_start_ns(): the sectors
@@ -533,6 +539,7 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->kind = kind;
 	wr->start_ns = now_ns;
 	wr->greedy_turns = 0;
+	wr->paced_ns = 0;
 	wr->aside = false;
 	if (kind == BFQ_WR_SOFT_RT) {
 		wr->coeff = BFQ_WR_SOFTRT_COEFF;
@@ -670,6 +677,7 @@ static void bfq_wr_resume(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->start_ns = start_ns;
 	wr->dur_ns = dur_ns;
 	wr->greedy_turns = 0;
+	wr->paced_ns = 0;
 	wr->aside = false;
 	bfq_queue_apply_weight(bfqq);
 }
@@ -840,6 +848,29 @@ void bfq_wr_expired(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_wr_set_aside(bfqd, bfqq,
 				 bfq_wr_aside(wr, bfqd->wr.latest_from_ns,
 					      bfq_wr_latest_reads(bfqd, now_ns)));
+}
+
+/*
+ * Rule 2, for a queue with a waker (bfq-inject.c rule 4): its turn in
+ * service, ending now, held the device for @turn_ns, for its requests,
+ * its waker's and the pauses between them. Its sectors say nothing of
+ * that (an fsync loop moves 8 a request), so the time counts: each half
+ * of timeout_sync of it is one greedy turn. Called before
+ * bfq_wr_expired(), which ends the raising at bfq_wr_bulk_turns().
+ */
+void bfq_wr_paced(struct bfq_data *bfqd, struct bfq_queue *bfqq, u64 turn_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+	u64 half_ns = (u64)READ_ONCE(bfqd->tun.timeout_sync_ms) *
+		      (NSEC_PER_MSEC / 2);
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (wr->coeff == 1 || !half_ns)
+		return;
+	wr->paced_ns += turn_ns;
+	wr->greedy_turns += div64_u64(wr->paced_ns, half_ns);
+	wr->paced_ns %= half_ns;
 }
 
 /* Rule 6: low_latency was written 0. Called from the sysfs store. */
