@@ -869,8 +869,8 @@ void bfq_wr_paced(struct bfq_data *bfqd, struct bfq_queue *bfqq, u64 turn_ns)
 	if (wr->coeff == 1 || !half_ns)
 		return;
 	wr->paced_ns += turn_ns;
-	wr->greedy_turns += div64_u64(wr->paced_ns, half_ns);
-	wr->paced_ns %= half_ns;
+	wr->greedy_turns += div64_u64_rem(wr->paced_ns, half_ns,
+					  &wr->paced_ns);
 }
 
 /* Rule 6: low_latency was written 0. Called from the sysfs store. */
