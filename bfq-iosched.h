@@ -652,6 +652,13 @@ static inline void bfq_tags_served_changed(struct bfq_data *bfqd)
 	WRITE_ONCE(bfqd->tags.served_waker, cur ? cur->inj.waker : NULL);
 }
 
+/*
+ * Rule 1 of bfq-tags.c: with at most this many scheduler tags (a device of one or two
+ * requests) the writes' share is counted rather than a prefix of the tag
+ * map.
+ */
+#define BFQ_TAGS_FEW			4
+
 /* bfq-sysfs.c: the elevator's attributes, the tunables. */
 extern struct elv_fs_entry bfq_attrs[];
 

@@ -80,12 +80,6 @@
 #define BFQ_ASYNC_DEPTH_PCT		50
 #define BFQ_SYNC_WRITE_DEPTH_PCT	75
 /*
- * Rule 1: with at most this many scheduler tags (a device of one or two
- * requests) the writes' share is counted rather than a prefix of the tag
- * map.
- */
-#define BFQ_TAGS_FEW			4
-/*
  * Rule 2: the part of the scheduler tags (rounded up: one of
  * the two of a one-request device) that sync reads of processes whose next
  * request no user waits for leave free. An eighth: a deep queue keeps
