@@ -1579,7 +1579,8 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
  * is still a guess, or the queue is an application starting, which the
  * device waited for by choice (bfq_wr_needs_idling() says why). A queue
- * with a waker pays its time anyway (bfq_waker_time_charge()).
+ * with a waker on a device of a few tags pays its time anyway
+ * (bfq_waker_time_charge()).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
 				       struct bfq_queue *bfqq,
@@ -1621,15 +1622,14 @@ static bool bfq_waker_pays_time(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	return bfqq->inj.waker && READ_ONCE(bfqd->tags.nr) <= BFQ_TAGS_FEW;
 }
 
+/* Its charge for a turn of @turn_ns (0: it does not pay time). */
 static unsigned int bfq_waker_time_charge(struct bfq_data *bfqd,
-					  struct bfq_queue *bfqq,
-					  unsigned int max_budget, u64 end_ns)
+					  unsigned int max_budget, u64 turn_ns)
 {
-	if (!bfq_waker_pays_time(bfqd, bfqq) || end_ns <= bfqd->turn_start_ns ||
-	    (!READ_ONCE(bfqd->tun.max_budget_sectors) &&
-	     !bfqd->rate.nr_samples))
+	if (!turn_ns || (!READ_ONCE(bfqd->tun.max_budget_sectors) &&
+			 !bfqd->rate.nr_samples))
 		return 0;
-	return bfq_budget_time_charge(end_ns - bfqd->turn_start_ns, max_budget,
+	return bfq_budget_time_charge(turn_ns, max_budget,
 				      READ_ONCE(bfqd->tun.timeout_sync_ms));
 }
 
@@ -1677,7 +1677,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
 	unsigned int charge;
-	u64 end_ns;
+	u64 end_ns, turn_ns;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -1687,6 +1687,8 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	bfq_idle_stop(bfqd);
 	/* A parked turn ended when it was parked (bfq_park()). */
 	end_ns = bfqd->parked ? min(bfqd->parked_ns, now_ns) : now_ns;
+	turn_ns = bfq_waker_pays_time(bfqd, bfqq) && end_ns > bfqd->turn_start_ns ?
+		  end_ns - bfqd->turn_start_ns : 0;
 	bfqd->parked = false;
 	WRITE_ONCE(bfqd->in_service_bfqq, NULL);
 	bfq_tags_served_changed(bfqd);
@@ -1695,7 +1697,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
 	charge = max3(bfq_budget_charge(charge, served, why),
 		      bfq_seeky_charge(bfqd, bfqq, max_budget),
-		      bfq_waker_time_charge(bfqd, bfqq, max_budget, end_ns));
+		      bfq_waker_time_charge(bfqd, max_budget, turn_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
 	if (bfqq->sync)
@@ -1711,9 +1713,8 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
 		bfq_busy_clear(bfqd, bfqq);
 	/* Rule 2 of bfq-wr.c: a wakee's turn counts by its time. */
-	if (bfq_waker_pays_time(bfqd, bfqq) && why != BFQ_EXP_PREEMPTED &&
-	    end_ns > bfqd->turn_start_ns)
-		bfq_wr_paced(bfqd, bfqq, end_ns - bfqd->turn_start_ns);
+	if (turn_ns && why != BFQ_EXP_PREEMPTED)
+		bfq_wr_paced(bfqd, bfqq, turn_ns);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
 	bfq_entity_expire(entity, charge, bfqq->nr_queued > 0);

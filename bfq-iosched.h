@@ -625,10 +625,11 @@ static inline void bfq_tags_given_back(struct bfq_data *bfqd,
  * their tags come back before its next request: on a one-request
  * device, a journal write that takes the last tag beside a reader's
  * request is the next thing to serve for the fsync-ing process idled
- * for, not a reason to give its turn away. Counted against one hardware queue's tags
- * (nr_requests): devices with one, like disks, are where idling matters;
- * with several (null_blk adds a poll queue), it errs towards not idling
- * once that many requests exist. Called with bfq_data.lock held.
+ * for, not a reason to give its turn away. Counted against one hardware
+ * queue's tags (nr_requests): devices with one, like disks, are where
+ * idling matters; with several (null_blk adds a poll queue), it errs
+ * towards not idling once that many requests exist. Called with
+ * bfq_data.lock held.
  */
 static inline bool bfq_tags_exhausted(struct bfq_data *bfqd,
 				      struct bfq_queue *bfqq)
@@ -653,9 +654,10 @@ static inline void bfq_tags_served_changed(struct bfq_data *bfqd)
 }
 
 /*
- * Rule 1 of bfq-tags.c: with at most this many scheduler tags (a device of one or two
- * requests) the writes' share is counted rather than a prefix of the tag
- * map.
+ * Rule 1 of bfq-tags.c: with at most this many scheduler tags (a device
+ * of one or two requests) the writes' share is counted rather than a
+ * prefix of the tag map. Also where a queue with a waker pays its turn's
+ * time (rule 4 of bfq-budget.c).
  */
 #define BFQ_TAGS_FEW			4
 

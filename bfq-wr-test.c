@@ -625,20 +625,33 @@ static void bfq_wr_queue_off_and_lapse(struct kunit *test)
  * Turns at the device's pace worth a quarter of the raising end an
  * interactive raising (rule 2); other turns do not.
  */
+/*
+ * Rule 2's setup: the first queue of @d raised as interactive at 1 s with
+ * timeout_sync 125 ms, bfq_data.lock taken; returns its bulk turn count.
+ */
+static unsigned int bfq_wr_test_raise_first(struct kunit *test,
+					    struct bfq_wr_test_dev *d)
+	__acquires(&d->bfqd->lock)
+{
+	unsigned int n;
+
+	bfq_wr_test_dev_init(test, d);
+	d->bfqd->tun.timeout_sync_ms = 125;
+	spin_lock_irq(&d->bfqd->lock);
+	bfq_wr_backlogged(d->bfqd, d->q[0], MS(1000), MS(1000), true);
+	n = bfq_wr_bulk_turns(d->q[0]->wr.dur_ns, 125);
+	KUNIT_EXPECT_GT(test, n, 3U);
+	return n;
+}
+
 static void bfq_wr_queue_bulk_ends(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
-	struct bfq_queue *bfqq;
-	unsigned int i, n;
+	unsigned int n = bfq_wr_test_raise_first(test, &d);
+	struct bfq_queue *bfqq = d.q[0];
+	unsigned int i;
 	u64 t = MS(1001);
 
-	bfq_wr_test_dev_init(test, &d);
-	bfqq = d.q[0];
-	d.bfqd->tun.timeout_sync_ms = 125;
-	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000), true);
-	n = bfq_wr_bulk_turns(bfqq->wr.dur_ns, 125);
-	KUNIT_EXPECT_GT(test, n, 3U);
 	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_IDLE_TIMEOUT, 4096, 4096, t++);
 	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 8, 4096, t++);
 	for (i = 0; i + 1 < n; i++)
@@ -659,17 +672,11 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 static void bfq_wr_queue_paced_ends(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
-	struct bfq_queue *bfqq;
-	unsigned int i, n;
+	unsigned int n = bfq_wr_test_raise_first(test, &d);
+	struct bfq_queue *bfqq = d.q[0];
+	unsigned int i;
 	u64 t = MS(1001);
 
-	bfq_wr_test_dev_init(test, &d);
-	bfqq = d.q[0];
-	d.bfqd->tun.timeout_sync_ms = 125;
-	spin_lock_irq(&d.bfqd->lock);
-	bfq_wr_backlogged(d.bfqd, bfqq, MS(1000), MS(1000), true);
-	n = bfq_wr_bulk_turns(bfqq->wr.dur_ns, 125);
-	KUNIT_EXPECT_GT(test, n, 3U);
 	/* 100 ms turns of 8 sectors: 1.6 greedy turns each. */
 	for (i = 0; (i + 1) * 8 < n * 5; i++) {
 		bfq_wr_paced(d.bfqd, bfqq, MS(100));

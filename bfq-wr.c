@@ -35,8 +35,9 @@
  *    disk, took a terminal's raising away in the middle of its start-up. Its
  *    small scattered reads with pauses move little per turn and do not count.
  *    A bulk reader of random blocks moves as little; its raising ends with
- *    its duration. A queue with a waker (bfq-inject.c rule 4) is measured
- *    by time instead (bfq_wr_paced()): its turns hold the device for its
+ *    its duration. A queue with a waker (bfq-inject.c rule 4) on a device
+ *    of at most BFQ_TAGS_FEW tags is measured by time instead
+ *    (bfq_wr_paced(); rule 4 of bfq-budget.c says why there only): its turns hold the device for its
  *    waker's requests too, so each half of timeout_sync of them counts as
  *    one such turn. Counted by sectors, a write + fsync loop (8 a write)
  *    kept its raising for its whole duration while the sequential reader
