@@ -37,12 +37,12 @@
  *    A bulk reader of random blocks moves as little; its raising ends with
  *    its duration. A queue with a waker (bfq-inject.c rule 4) on a device
  *    of at most BFQ_TAGS_FEW tags is measured by time instead
- *    (bfq_wr_paced(); rule 4 of bfq-budget.c says why there only): its turns hold the device for its
- *    waker's requests too, so each half of timeout_sync of them counts as
- *    one such turn. Counted by sectors, a write + fsync loop (8 a write)
- *    kept its raising for its whole duration while the sequential reader
- *    started with it lost its own as bulk, and then took the device at 30
- *    times the reader's weight.
+ *    (bfq_wr_paced(); rule 4 of bfq-budget.c says why there only): its
+ *    turns hold the device for its waker's requests too, so each half of
+ *    timeout_sync of them counts as one such turn. Counted by sectors, a
+ *    write + fsync loop (8 a write) kept its raising for its whole
+ *    duration while the sequential reader started with it lost its own
+ *    as bulk, and then took the device at 30 times the reader's weight.
  * 3. Soft real-time raising. When a queue becomes idle (nothing queued,
  *    nothing in the device) its next batch counts as soft real time only
  *    if it arrives no earlier than bfq_wr_softrt_next_start_ns(): the sectors
