@@ -48,22 +48,25 @@
  *    queues that stream they get shares of device time instead of
  *    sectors, the time-domain fairness the budget timeout gives to
  *    queues slow within one turn.
- * 4. A queue with a waker pays for its turn's time. While the device
- *    idles for it, its waker's requests are served at once (bfq-inject.c
- *    rule 4): the turn holds the device for its own small writes, its
- *    waker's journal writes and the pauses between them, and its sectors
- *    say nothing of that. So its turn is charged at least the turn's
- *    duration at rule 2's rate (max_budget for timeout_sync), once
- *    max_budget is measured or set (bfq_waker_time_charge()), on a
- *    device of at most BFQ_TAGS_FEW scheduler tags, where the turn holds
- *    it alone (on a deeper one other queues' requests share that time:
- *    tag-weight's reader group got 0.76 for 0.9 at depth 32), and a
- *    timed-out turn pays max_budget even when raised: the device was
- *    busy for it, not waiting by choice. Charged its sectors, a write +
- *    fsync loop beside a sequential reader on a one-request device paid 8
- *    sectors a write and 300-400 a turn of 100 ms, where the reader paid
- *    13,000 for as long a turn, and took two thirds of the device at equal
- *    weights (docs/results/2026-12-03-fsync-waker-time.md).
+ * 4. A queue with a waker, and a waker, pay for their turns' time. While the
+ *    device idles for it, its waker's requests are served at once
+ *    (bfq-inject.c rule 4): the turn holds the device for its own small
+ *    writes, its waker's journal writes and the pauses between them, and its
+ *    sectors say nothing of that. So its turn is charged at least the turn's
+ *    duration at rule 2's rate (max_budget for timeout_sync), once max_budget
+ *    is measured or set (bfq_waker_time_charge()), on a device of at most
+ *    BFQ_TAGS_FEW scheduler tags, where the turn holds it alone (on a deeper
+ *    one other queues' requests share that time: tag-weight's reader group got
+ *    0.76 for 0.9 at depth 32), and a timed-out turn pays max_budget even when
+ *    raised: the device was busy for it, not waiting by choice. Charged its
+ *    sectors, a write + fsync loop beside a sequential reader on a one-request
+ *    device paid 8 sectors a write and 300-400 a turn of 100 ms, where the
+ *    reader paid 13,000 for as long a turn, and took two thirds of the device
+ *    at equal weights (docs/results/2026-12-03-fsync-waker-time.md). A waker's
+ *    own turns pay their time the same way: its journal writes are as small,
+ *    and charged their sectors (8 for a millisecond of a one-request device)
+ *    the journal thread's queue had the earliest finish time whenever it
+ *    asked.
  *
  * Locking: callers hold bfq_data.lock.
  */

@@ -430,6 +430,38 @@ static void bfq_seeky_turn_times_out(struct kunit *test)
 	spin_unlock_irq(&bfqd->lock);
 }
 
+/*
+ * Rule 4 of bfq-budget.c: on a device of a few tags a wakee and its waker
+ * pay for their turns' time, a queue in neither relation does not; on a
+ * deep device none does.
+ */
+static void bfq_waker_pair_pays_time(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *waker = bfq_test_queue(test, bfqd, 100);
+	struct bfq_queue *wakee = bfq_test_queue(test, bfqd, 101);
+	struct bfq_queue *other = bfq_test_queue(test, bfqd, 102);
+
+	spin_lock_irq(&bfqd->lock);
+	bfqd->tags.nr = 2;
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, waker));
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, wakee));
+	wakee->inj.waker = waker;
+	list_add_tail(&wakee->inj.waker_node, &waker->inj.wakees);
+	KUNIT_EXPECT_TRUE(test, bfq_waker_pays_time(bfqd, waker));
+	KUNIT_EXPECT_TRUE(test, bfq_waker_pays_time(bfqd, wakee));
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, other));
+	bfqd->tags.nr = 64;
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, waker));
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, wakee));
+	/* The relation ends with the waker: neither pays any more. */
+	bfqd->tags.nr = 2;
+	bfq_inject_queue_exit(bfqd, waker);
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, waker));
+	KUNIT_EXPECT_FALSE(test, bfq_waker_pays_time(bfqd, wakee));
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
@@ -440,6 +472,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_merge_refs_random),
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
 	KUNIT_CASE(bfq_seeky_turn_times_out),
+	KUNIT_CASE(bfq_waker_pair_pays_time),
 	{}
 };
 

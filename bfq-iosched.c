@@ -1578,8 +1578,8 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 /*
  * What a timed-out turn of @bfqq costs at @now_ns: max_budget, unless that
  * is still a guess, or the queue is an application starting, which the
- * device waited for by choice (bfq_wr_needs_idling() says why). A queue
- * with a waker on a device of a few tags pays its time anyway
+ * device waited for by choice (bfq_wr_needs_idling() says why). A waker
+ * or a queue with one, on a device of a few tags, pays its time anyway
  * (bfq_waker_time_charge()).
  */
 static unsigned int bfq_timeout_charge(struct bfq_data *bfqd,
@@ -1608,21 +1608,25 @@ static bool bfq_pays_time(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
- * The least charge of the turn of @bfqq ending at @end_ns, as it has a
- * waker (bfq-budget.c rule 4): the turn's time at rule 2's rate, once
- * max_budget is known. Time parked is not the turn's: nobody else wanted
- * the device then. Only on a device of at most BFQ_TAGS_FEW scheduler
- * tags (one or two requests at a time), where the turn holds the device
- * alone: on a deeper one, other queues' requests share the turn's time
- * (a reader's group beside 64 libaio writers on a 32-deep device got
+ * Whether the turns of @bfqq pay for their time (bfq-budget.c rule 4): it
+ * has a waker, or is one, and the device has at most BFQ_TAGS_FEW
+ * scheduler tags (one or two requests at a time), where a turn holds the
+ * device alone: on a deeper one, other queues' requests share the turn's
+ * time (a reader's group beside 64 libaio writers on a 32-deep device got
  * 0.76 of the bytes for its 0.9, tag-weight on 6.12).
  */
 static bool bfq_waker_pays_time(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	return bfqq->inj.waker && READ_ONCE(bfqd->tags.nr) <= BFQ_TAGS_FEW;
+	return (bfqq->inj.waker || !list_empty(&bfqq->inj.wakees)) &&
+	       READ_ONCE(bfqd->tags.nr) <= BFQ_TAGS_FEW;
 }
 
-/* Its charge for a turn of @turn_ns (0: it does not pay time). */
+/*
+ * The least charge of a turn of @turn_ns of a queue that pays for its
+ * time (0: it does not): the turn's time at rule 2's rate, once
+ * max_budget is known. The caller leaves out time parked: nobody else
+ * wanted the device then.
+ */
 static unsigned int bfq_waker_time_charge(struct bfq_data *bfqd,
 					  unsigned int max_budget, u64 turn_ns)
 {
@@ -1713,7 +1717,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	if (!bfqq->nr_queued && !bfqq->nr_in_driver)
 		bfq_busy_clear(bfqd, bfqq);
 	/* Rule 2 of bfq-wr.c: a wakee's turn counts by its time. */
-	if (turn_ns && why != BFQ_EXP_PREEMPTED)
+	if (turn_ns && bfqq->inj.waker && why != BFQ_EXP_PREEMPTED)
 		bfq_wr_paced(bfqd, bfqq, turn_ns);
 	bfq_wr_expired(bfqd, bfqq, why, served, max_budget, now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);
