@@ -90,7 +90,11 @@
  *    which bfq_cg_bio_group() passes the group over and new I/O goes to its
  *    nearest online ancestor; its queues go there too (rule 11), and its
  *    counters are added to the
- *    parent's so the recursive stats keep its I/O. pd_free touches the pd
+ *    parent's so the recursive stats keep its I/O. pd_offline runs under
+ *    the device's queue_lock: a turn it ends is handed to kblockd
+ *    (blk_mq_delay_run_hw_queues()), never run from there, since
+ *    blk_mq_run_hw_queue() takes queue_lock when it finds nothing to run
+ *    (6.12 and later). pd_free touches the pd
  *    only: on 6.1 a blkg destroyed before exit_sched is freed after it,
  *    bfq_data gone. (6.1's blk-cgroup frees such a pd through
  *    blkcg_policy[], which unregistering empties: an rmmod racing with the
@@ -642,9 +646,15 @@ static void bfq_cg_pd_offline(struct blkg_policy_data *pd)
 	run = bfq_cg_reparent_queues(bfqd, bfqg);
 	bfq_cg_forget_dead(bfqg);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
-	/* A turn taken from the group: the next one is chosen at dispatch. */
+	/*
+	 * A turn taken from the group: the next one is chosen at dispatch,
+	 * from kblockd. Not blk_mq_run_hw_queues(): finding nothing to run,
+	 * it takes queue_lock (6.12 and later), which blkg_destroy() holds
+	 * here, and the kworker offlining the group spins on it for ever
+	 * (tests/vm/cgroup-offline.sh).
+	 */
 	if (run)
-		blk_mq_run_hw_queues(bfqd->queue, true);
+		blk_mq_delay_run_hw_queues(bfqd->queue, 0);
 }
 
 static void bfq_cg_pd_free(struct blkg_policy_data *pd)
