@@ -47,9 +47,9 @@
 #                              vCPU
 #           vm/6.1-icount      the tests whose bound plain TCG's jitter moves
 #                              (CHECK_ICOUNT_TESTS: cgroup-psync,
-#                              merge-coop, cgroup-writeback, core-share),
-#                              in a boot
-#                              of their own under -icount, one vCPU
+#                              merge-coop, cgroup-writeback, core-share,
+#                              idle-shape, ranges), in a boot of their
+#                              own under -icount, one vCPU
 #   6.12    vm/6.12            every other functional test, the share and
 #                              latency tests in their quick form
 #                              (VMTEST_QUICK=1), two vCPUs; not
@@ -113,7 +113,7 @@ api_tests=${CHECK_API_TESTS-load rmmod rmmod-race sched-switch tunables tag-dept
 # which the full series' boot leaves out (one source on every series).
 sched_debug_tests="core-classes core-strict"
 # The tests make check runs under -icount instead of in the plain boot.
-icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share idle-shape}
+icount_tests=${CHECK_ICOUNT_TESTS-cgroup-psync merge-coop cgroup-writeback core-share idle-shape ranges}
 logdir=$BFQ_TOP/build/check
 mkdir -p "$logdir"
 all=$logdir/results.txt
@@ -230,7 +230,8 @@ kunit_from_vm_debug() {
 # jitter moves (a psync reader that re-issues late under host load loses
 # its group's turn; interleaved readers whose next requests come late are
 # not seen as cooperating; buffered writers kept from the CPU leave the
-# device idle and the groups' shares unmeasured), in a boot of their own
+# device idle and the groups' shares unmeasured; a reader whose guest CPU
+# also serves another range's requests reads less), in a boot of their own
 # under -icount: the guest's clock counts its instructions, so a busy
 # host no longer delays its timers. The tests wait on a slow null_blk,
 # time that -icount's sleep=off skips: the boot takes about 60 s. One vCPU (6.1 hangs

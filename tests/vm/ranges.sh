@@ -15,6 +15,8 @@
 #   - A keeps at least 80% of what it reads without;
 #   - sched/rate shows the ranges and the requests dispatched for them.
 # Device: null_blk, 1 ms timer completions, 4 requests at a time.
+# make check runs it under -icount: on plain TCG the guest's CPU, shared by
+# both readers' requests and a busy host, took A under 80%.
 # vmtest-timeout: 150
 . /tests/lib.sh
 HK=/tests/bfq-hooks.ko
