@@ -211,11 +211,23 @@ lab_trace_on() {
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 1 > $LAB_TR/events/bfq/$e/enable
 	done
+	# LAB_TRACE_RAW=1: every dispatch and turn too, and the raw trace of
+	# the first LAB_TRACE_LINES (2000) lines from the application's
+	# first request on, to the log.
+	if [ "${LAB_TRACE_RAW:-0}" = 1 ]; then
+		for e in bfq_dispatch bfq_select bfq_idle_start bfq_idle_stop; do
+			[ -e $LAB_TR/events/bfq/$e/enable ] &&
+				echo 1 > $LAB_TR/events/bfq/$e/enable
+		done
+	fi
 	echo 1 > $LAB_TR/tracing_on
 }
 lab_trace_off() {
 	[ "${LAB_TRACE:-0}" = 1 ] || return 0
 	echo 0 > $LAB_TR/tracing_on
+	[ "${LAB_TRACE_RAW:-0}" = 1 ] &&
+		awk -v comm="$1" '$NF == "[" comm "]" { on = 1 } on' $LAB_TR/trace |
+		head -n "${LAB_TRACE_LINES:-2000}" | sed 's/^ */LAB-RAW /'
 	awk -v comm="$1" '
 	{
 		for (i = 1; i <= NF; i++) if ($i ~ /^block_rq_/) break
@@ -239,6 +251,9 @@ lab_trace_off() {
 		} else if (ev == "block_rq_issue:") {
 			if (key in busy) next
 			busy[key] = 1; inflight++
+			# Its kind (R/W, sync or not) and bytes, for what the
+			# reads of COMM find ahead of them in the device.
+			kind[key] = $(i + 2); bytes[key] = $(i + 3)
 			# Another request went first while a read of COMM
 			# waited (one merged away is forgotten after 1 s).
 			if (!(key in mine))
@@ -250,12 +265,16 @@ lab_trace_off() {
 			if (key in mine) {
 				delete pend[key]
 				n++; qw += t - ins[key]; infl += inflight - 1; iss[key] = t
+				for (b in busy)
+					if (b != key && !(b in mine)) {
+						ak[kind[b]]++; ab[kind[b]] += bytes[b]
+					}
 				mine_busy++
 				if (inflight > 1) behind++
 			}
 		} else if (ev == "block_rq_complete:") {
 			if (!(key in busy)) next
-			delete busy[key]; inflight--
+			delete busy[key]; inflight--; delete kind[key]; delete bytes[key]
 			if (key in iss) {
 				dw += t - iss[key]; nd++; delete iss[key]; delete mine[key]
 				mine_busy--; last = t
@@ -272,6 +291,9 @@ lab_trace_off() {
 		for (w in ahead)
 			printf "LAB-TRACE %s: issued while it waited: %d %s\n",
 			    comm, ahead[w], w
+		for (w in ak)
+			printf "LAB-TRACE %s: in the device at its issue, a read: %.2f %s, %.0f KiB\n",
+			    comm, ak[w] / n, w, ab[w] / n / 1024
 	}' $LAB_TR/trace
 	grep -E 'bfq_wr_(start|end):' $LAB_TR/trace | head -40 |
 		sed 's/^ */LAB-TRACE /'
@@ -310,7 +332,8 @@ lab_trace_off() {
 	[ -r "${rate%/rate}/service_trees" ] &&
 		sed -n 's/^\(busy\|wr_\|merges\|inject\)/LAB-TRACE trees: \1/p' \
 			"${rate%/rate}/service_trees"
-	for e in bfq_wr_start bfq_wr_end bfq_expire bfq_inject_limit; do
+	for e in bfq_wr_start bfq_wr_end bfq_expire bfq_inject_limit \
+	    bfq_dispatch bfq_select bfq_idle_start bfq_idle_stop; do
 		[ -e $LAB_TR/events/bfq/$e/enable ] &&
 			echo 0 > $LAB_TR/events/bfq/$e/enable
 	done
