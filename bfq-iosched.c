@@ -54,7 +54,39 @@
  *    Multi-range discards stay out of the hash: the core merges those
  *    without the callback (bfq_add_request()).
  *
- * 8. Around the life cycle, in files of their own: the scheduler-tag
+ * 8. Writeback in the device is bounded in time. Requests dispatched
+ *    wait in the device behind those dispatched before them, and nothing
+ *    calls one back. An async queue's turn may send its whole budget at
+ *    once (on a 128-deep device: fifty 1.25 MiB writes, half a second on
+ *    a 125 MB/s bus), and the read of the next process served - an
+ *    application starting, raised, given the device at once - then waits
+ *    for all of it: an SSD's start-up under five readers and five writers
+ *    took 2.6x its idle time, half a second of it in its first read. So
+ *    async requests in the device hold at most BFQ_ASYNC_DEVICE_MS of
+ *    transfer at the device's measured peak rate (one request always
+ *    goes; bfq_async_held()), and the next waits for one to finish: a
+ *    sync request arriving finds at most that much writeback ahead of it.
+ *    On a device whose requests take long however few it holds (its
+ *    rate comes from serving many at once: a network disk, null_blk with
+ *    1 s completions), a request arriving waits that long anyway, and
+ *    the bound would only cut the rate: there the time counted is twice
+ *    the time one async request takes sent alone (bfq_async_alone_done()),
+ *    when that is longer. Twice, so that such a device, measured while
+ *    held to N requests (its rate N per that time), may take 2N: held to
+ *    its own count, it would never reach its rate again. On a device that
+ *    serves one at a time it lets two large writes in (a 1.25 MiB write
+ *    takes 10.5 ms of a 125 MB/s bus alone). Nothing is held before the
+ *    rate and that time are known, nor where one async request alone takes
+ *    longer than BFQ_ASYNC_ALONE_MAX_MS (null_blk with 1 s completions:
+ *    its rate windows, shorter than one request, measured next to
+ *    nothing, and held to that rate, its writeback went one a second).
+ *    Writeback loses nothing while one request is in the device, since
+ *    the next leaves at that one's completion; it gets its share as
+ *    before, over a longer turn. Until the rate is measured, and with
+ *    the rate of sequential transfers, seeky writes on a disk are counted
+ *    short: the bound is on transfer, not positioning.
+ *
+ * 9. Around the life cycle, in files of their own: the scheduler-tag
  *    policy, whose hooks (limit_depth, depth_updated, init_hctx) run before
  *    a request exists (bfq-tags.c); the tunables (bfq-sysfs.c); and the
  *    debugfs files (bfq-debugfs.c).
@@ -137,7 +169,9 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 /* Bits 8-9: the kind its tag is counted as (enum bfq_tag_kind). */
 #define BFQ_RQ_TAG_SHIFT	8
 #define BFQ_RQ_TAG_MASK		(0x3UL << BFQ_RQ_TAG_SHIFT)
-#define BFQ_RQ_SECTORS_SHIFT	10
+#define BFQ_RQ_ASYNC_DEV	BIT(10)	/* counted in async_in_driver */
+#define BFQ_RQ_ASYNC_ALONE	BIT(11)	/* ... the only one; fifo_time: sent */
+#define BFQ_RQ_SECTORS_SHIFT	12
 
 /* Farther than this from the previous request, a request is a seek. */
 #define BFQ_SEEK_SECTORS	1024
@@ -160,6 +194,22 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 #define BFQ_REJOIN_SLICES	4
 /* The device queues internally if it has held this many requests. */
 #define BFQ_HW_QUEUEING_DEPTH	4
+/*
+ * Design note 8: the most transfer time async requests hold in the device,
+ * which a sync request arriving may find ahead of it. Two idle slices of
+ * the default slice_idle: the time bfq otherwise lets the device sit idle
+ * for one queue's next request, and a fraction of a starting
+ * application's 1-4 ms reads per 10 ms of its start-up.
+ */
+#define BFQ_ASYNC_DEVICE_MS	16
+/*
+ * Design note 8: a device that takes longer than this for one async
+ * request alone (the default timeout_sync, a whole turn) makes a read wait
+ * that long behind any write already: the bound has nothing left to
+ * protect there, and its rate estimate, from windows shorter than one
+ * request, says little.
+ */
+#define BFQ_ASYNC_ALONE_MAX_MS	125
 
 /*
  * SLAB_TYPESAFE_BY_RCU: bfq_limit_depth() and bfq_bio_merge() read a
@@ -230,6 +280,80 @@ static void rq_count_range(struct bfq_data *bfqd, struct request *rq, bool up)
 		if (!WARN_ON_ONCE(!r->in_driver[i]))
 			r->in_driver[i]--;
 	}
+}
+
+/*
+ * Design note 8: @rq, dispatched, is counted in the async transfer the
+ * device holds (@up), or leaves the device.
+ */
+static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
+			   bool up)
+{
+	if (up) {
+		if (rq_bfqq(rq)->sync)
+			return;
+		/* The time one takes alone: fifo_time is free once sent. */
+		if (!bfqd->async_in_driver) {
+			rq->fifo_time = ktime_get_ns();
+			rq_state_set(rq, BFQ_RQ_ASYNC_ALONE, true);
+		}
+		bfqd->async_in_driver += rq_dispatched_sectors(rq);
+		rq_state_set(rq, BFQ_RQ_ASYNC_DEV, true);
+	} else if (rq_state(rq) & BFQ_RQ_ASYNC_DEV) {
+		rq_state_set(rq, BFQ_RQ_ASYNC_DEV | BFQ_RQ_ASYNC_ALONE, false);
+		if (!WARN_ON_ONCE(bfqd->async_in_driver <
+				  rq_dispatched_sectors(rq)))
+			bfqd->async_in_driver -= rq_dispatched_sectors(rq);
+		else
+			bfqd->async_in_driver = 0;
+	}
+}
+
+/*
+ * Design note 8: @rq, sent into a device holding no other async request,
+ * finished at @now_ns: the time it took is a sample of the device's own
+ * time for one, the floor of the bound. A lower sample replaces the floor
+ * at once, a higher one moves it a sixteenth of the way.
+ */
+static void bfq_async_alone_done(struct bfq_data *bfqd, struct request *rq,
+				 u64 now_ns)
+{
+	u64 t = now_ns > rq->fifo_time ? now_ns - rq->fifo_time : 0;
+	u64 *floor = &bfqd->async_alone_ns;
+
+	if (!(rq_state(rq) & BFQ_RQ_ASYNC_ALONE))
+		return;
+	if (!*floor || t <= *floor)
+		*floor = t;
+	else
+		*floor += (t - *floor) >> 4;
+}
+
+/*
+ * Design note 8: whether @rq of @bfqq waits for async requests in the
+ * device to finish: it is async, some are there, and with it they would
+ * hold more transfer at the measured peak rate than the larger of
+ * BFQ_ASYNC_DEVICE_MS and twice the time one async request takes alone.
+ * Not before the rate and that time are known, nor where one async request alone takes
+ *    longer than BFQ_ASYNC_ALONE_MAX_MS (null_blk with 1 s completions:
+ *    its rate windows, shorter than one request, measured next to
+ *    nothing, and held to that rate, its writeback went one a second).
+ */
+static bool bfq_async_held(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   struct request *rq)
+{
+	u64 ns = max_t(u64, BFQ_ASYNC_DEVICE_MS * NSEC_PER_MSEC,
+		       2 * bfqd->async_alone_ns);
+	u64 cap;
+
+	if (bfqq->sync || !bfqd->async_in_driver || !bfqd->rate.nr_samples ||
+	    !bfqd->async_alone_ns ||
+	    bfqd->async_alone_ns > BFQ_ASYNC_ALONE_MAX_MS * NSEC_PER_MSEC)
+		return false;
+	/* ns <= 2^34 (17 s): no overflow below 2^29 sectors/s. */
+	cap = div_u64(bfqd->rate.peak_sectors_per_sec *
+		      min_t(u64, ns, 1ULL << 34), NSEC_PER_SEC);
+	return bfqd->async_in_driver + blk_rq_sectors(rq) > cap;
 }
 
 static const char *const bfq_expire_names[] = {
@@ -1868,6 +1992,11 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 		return NULL;
 	}
 	rq = bfq_choose_rq(bfqd, bfqq);
+	/* Design note 8: writeback in the device is bounded in time. */
+	if (bfq_async_held(bfqd, bfqq, rq)) {
+		bfqd->kick_on_finish = true;
+		return NULL;
+	}
 	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
 	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
 	rq_state_set(rq, BFQ_RQ_INJECTED, true);
@@ -1922,8 +2051,12 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		if (bfqq->merge.nr_members > 1 &&
 		    bfq_merge_gather(bfqd, bfqq, now_ns))
 			return NULL;
-		/* bfq_wr_holds_back(): an application starts, one at a time. */
-		if (bfq_wr_holds_back(bfqd, bfqq, now_ns)) {
+		/*
+		 * bfq_wr_holds_back(): an application starts, one at a time;
+		 * design note 8: writeback in the device is bounded in time.
+		 */
+		if (bfq_wr_holds_back(bfqd, bfqq, now_ns) ||
+		    bfq_async_held(bfqd, bfqq, rq)) {
 			bfqd->kick_on_finish = true;
 			return NULL;
 		}
@@ -1986,6 +2119,7 @@ static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			rq_bfqq(rq)->nr_in_driver++;
 			rq_mark_dispatched(rq);
 			rq_count_range(bfqd, rq, true);
+			rq_count_async(bfqd, rq, true);
 			if (++bfqd->rq_in_driver >= BFQ_HW_QUEUEING_DEPTH)
 				bfqd->hw_queueing = true;
 		}
@@ -2022,6 +2156,8 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->nr_in_driver--;
 	bfqd->rq_in_driver--;
 	rq_count_range(bfqd, rq, false);
+	bfq_async_alone_done(bfqd, rq, now_ns);
+	rq_count_async(bfqd, rq, false);
 	if (!bfqq->nr_in_driver && !bfqq->nr_queued &&
 	    bfqq != bfqd->in_service_bfqq)
 		bfq_busy_clear(bfqd, bfqq);
@@ -2117,6 +2253,7 @@ static void bfq_requeue_request(struct request *rq)
 		bfqq->nr_in_driver--;
 		bfqq->bfqd->rq_in_driver--;
 		rq_count_range(bfqq->bfqd, rq, false);
+		rq_count_async(bfqq->bfqd, rq, false);
 		rq_state_set(rq, BFQ_RQ_IN_DRIVER, false);
 		bfq_rate_requeued(&bfqq->bfqd->rate, ktime_get_ns(),
 				  bfqq->bfqd->rq_in_driver);
