@@ -165,9 +165,11 @@ static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 	/* bfq_rate_seek_costly(): what requests served alone took. */
 	seq_printf(m, "seeks_cost=%d\n", bfq_rate_seek_costly(sc));
 	/* Design note 8 of bfq-iosched.c: writeback in the device. */
-	seq_printf(m, "async_in_driver=%u async_alone_us=%llu\n",
+	seq_printf(m, "async_in_driver=%u async_bound=%d async_bound_offs=%lu\n",
 		   bfqd->async_in_driver,
-		   div_u64(bfqd->async_alone_ns, NSEC_PER_USEC));
+		   bfqd->rate.nr_samples &&
+		   ktime_get_ns() >= bfqd->async_off_until_ns,
+		   bfqd->async_bound_offs);
 	/* Rule 5 of bfq-inject.c. */
 	seq_printf(m, "ranges nr=%u injected=%llu", bfqd->ranges.nr,
 		   bfqd->ranges.nr_injected);

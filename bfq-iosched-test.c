@@ -465,8 +465,10 @@ static void bfq_waker_pair_pays_time(struct kunit *test)
 /*
  * Design note 8: async requests in the device hold at most
  * BFQ_ASYNC_DEVICE_MS of transfer at the peak rate; one always goes, sync
- * requests are never held, and nothing is held before the rate is known.
- * What a request took is given back when it leaves the device.
+ * requests are never held, nothing is held before the rate is known. What
+ * a request took is given back when it leaves the device. One sent under
+ * the bound that takes over BFQ_ASYNC_SLOW_MS turns it off for
+ * BFQ_ASYNC_RETRY_MS.
  */
 static void bfq_async_device_time_bounded(struct kunit *test)
 {
@@ -476,14 +478,13 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	struct request *w1 = kunit_kzalloc(test, sizeof(*w1), GFP_KERNEL);
 	struct request *w2 = kunit_kzalloc(test, sizeof(*w2), GFP_KERNEL);
 	struct request *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	u64 now = ktime_get_ns();
 
 	KUNIT_ASSERT_NOT_NULL(test, w1);
 	KUNIT_ASSERT_NOT_NULL(test, w2);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	async->sync = false;
 	sync->sync = true;
-	/* What a 1.25 MiB write takes alone on a 125 MB/s bus. */
-	bfqd->async_alone_ns = 10 * NSEC_PER_MSEC;
 	/* 1.25 MiB writes, 128 KiB reads. */
 	w1->__data_len = 2560 << SECTOR_SHIFT;
 	w2->__data_len = 2560 << SECTOR_SHIFT;
@@ -492,19 +493,17 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	w2->elv.priv[0] = async;
 	r->elv.priv[0] = sync;
 	spin_lock_irq(&bfqd->lock);
-	/* Rate unknown (and below, the time alone): nothing held. */
+	/* Rate unknown: nothing held, nothing noted. */
 	rq_mark_dispatched(w1);
 	rq_count_async(bfqd, w1, true);
 	KUNIT_EXPECT_EQ(test, bfqd->async_in_driver, 2560U);
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2));
+	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2, now));
+	KUNIT_EXPECT_FALSE(test, rq_state(w1) & BFQ_RQ_ASYNC_HELD);
 	/* 125 MB/s: 16 ms is 3906 sectors, one such write at a time. */
 	bfqd->rate.nr_samples = 1;
 	bfqd->rate.peak_sectors_per_sec = 244140;
-	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w2));
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, sync, r));
-	bfqd->async_alone_ns = 0;
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2));
-	bfqd->async_alone_ns = 10 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w2, now));
+	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, sync, r, now));
 	/* The sync read is not counted. */
 	rq_mark_dispatched(r);
 	rq_count_async(bfqd, r, true);
@@ -515,45 +514,38 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	w1->__data_len = 0;
 	rq_count_async(bfqd, w1, false);
 	KUNIT_EXPECT_EQ(test, bfqd->async_in_driver, 0U);
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2));
+	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2, now));
 	/* Counted once: a second leave changes nothing. */
 	rq_count_async(bfqd, w1, false);
 	KUNIT_EXPECT_EQ(test, bfqd->async_in_driver, 0U);
-	/* A fast device takes many. */
+	/* Sent under the bound, w2 notes when. */
 	rq_mark_dispatched(w2);
 	rq_count_async(bfqd, w2, true);
-	bfqd->rate.peak_sectors_per_sec = 6000000;
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w2));
-	/*
-	 * w2 went alone: a device that takes 100 ms for it, however few it
-	 * holds, keeps 200 ms of transfer (the 125 MB/s rate again).
-	 */
-	bfqd->rate.peak_sectors_per_sec = 244140;
+	KUNIT_EXPECT_TRUE(test, rq_state(w2) & BFQ_RQ_ASYNC_HELD);
 	w1->__data_len = 2560 << SECTOR_SHIFT;
-	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1));
-	bfqd->async_alone_ns = 0;
-	bfq_async_alone_done(bfqd, w2, w2->fifo_time + 100 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, bfqd->async_alone_ns, 100ULL * NSEC_PER_MSEC);
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1));
-	/* Over BFQ_ASYNC_ALONE_MAX_MS alone: not held, whatever the rate. */
-	bfqd->rate.peak_sectors_per_sec = 8;
-	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1));
-	bfqd->async_alone_ns = NSEC_PER_SEC;
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1));
+	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1, now));
+	/* A fast device takes many. */
+	bfqd->rate.peak_sectors_per_sec = 6000000;
+	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1, now));
 	bfqd->rate.peak_sectors_per_sec = 244140;
-	/* A quicker one lowers the floor at once, a slower one slowly. */
-	bfq_async_alone_done(bfqd, w2, w2->fifo_time + 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, bfqd->async_alone_ns, 10ULL * NSEC_PER_MSEC);
-	/* Twice 10 ms: 4883 sectors, still under two such writes. */
-	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1));
-	bfq_async_alone_done(bfqd, w2, w2->fifo_time + 170 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, bfqd->async_alone_ns, 20ULL * NSEC_PER_MSEC);
-	/* Twice 20 ms: 9766 sectors, room for the second. */
-	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1));
-	/* One that did not go alone is no sample. */
-	rq_count_async(bfqd, w1, true);
-	bfq_async_alone_done(bfqd, w1, w1->fifo_time + NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, bfqd->async_alone_ns, 20ULL * NSEC_PER_MSEC);
+	/* Done in 20 ms: the bound stays. */
+	bfq_async_done(bfqd, w2, w2->fifo_time + 20 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, bfqd->async_bound_offs, 0UL);
+	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1,
+					       w2->fifo_time));
+	/* Done in 1 s: off for BFQ_ASYNC_RETRY_MS, then on again. */
+	now = w2->fifo_time + NSEC_PER_SEC;
+	bfq_async_done(bfqd, w2, now);
+	KUNIT_EXPECT_EQ(test, bfqd->async_bound_offs, 1UL);
+	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1, now));
+	now += BFQ_ASYNC_RETRY_MS * NSEC_PER_MSEC;
+	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1, now));
+	/* One sent while off is no sample. */
+	rq_count_async(bfqd, w2, false);
+	bfqd->async_off_until_ns = U64_MAX;
+	rq_mark_dispatched(w2);
+	rq_count_async(bfqd, w2, true);
+	KUNIT_EXPECT_FALSE(test, rq_state(w2) & BFQ_RQ_ASYNC_HELD);
 	spin_unlock_irq(&bfqd->lock);
 }
 

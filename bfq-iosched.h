@@ -455,7 +455,8 @@ struct bfq_data {
 	bool parked;			/* in_service_bfqq emptied, none waits */
 	unsigned int rq_in_driver;	/* dispatched, not finished */
 	unsigned int async_in_driver;	/* their sectors, of async queues */
-	u64 async_alone_ns;		/* what one async request takes alone */
+	u64 async_off_until_ns;		/* the bound on them is off till then */
+	unsigned long async_bound_offs;	/* times it was turned off */
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	bool dispatch_refused;		/* last dispatch: none while rqs waited */
