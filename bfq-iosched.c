@@ -77,13 +77,13 @@
  *    (bfq_async_done()); then it is tried again, since devices and
  *    their loads change. Under the bound, a request on a device that
  *    serves at its rate takes its own transfer, the bound's worth ahead
- *    of it and the sync requests sent meanwhile: 20-40 ms on the lab's
- *    SSD and disk models.
+ *    of it and the sync requests sent meanwhile.
  *    Writeback loses nothing while one request is in the device, since
  *    the next leaves at that one's completion; it gets its share as
- *    before, over a longer turn. Until the rate is measured, and with
- *    the rate of sequential transfers, seeky writes on a disk are counted
- *    short: the bound is on transfer, not positioning.
+ *    before, over a longer turn. Nothing is held until the rate is
+ *    measured; the rate is that of sequential transfers, so seeky writes
+ *    on a disk are counted short: the bound is on transfer, not on
+ *    positioning.
  *
  * 9. Around the life cycle, in files of their own: the scheduler-tag
  *    policy, whose hooks (limit_depth, depth_updated, init_hctx) run before
@@ -204,9 +204,9 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
 /*
  * Design note 8: an async request sent under the bound that takes longer
  * than this in the device shows a device that does not serve at its rate
- * one request after another: the default timeout_sync, a whole turn,
- * 3-6x what one takes under the bound on the lab's SSD and disk models.
- * The bound is then off for BFQ_ASYNC_RETRY_MS.
+ * one request after another: the default timeout_sync, a whole turn, and
+ * eight times the bound. The bound is then off for BFQ_ASYNC_RETRY_MS, a
+ * few seconds of writeback, before it is tried again.
  */
 #define BFQ_ASYNC_SLOW_MS	125
 #define BFQ_ASYNC_RETRY_MS	5000

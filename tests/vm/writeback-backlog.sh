@@ -10,7 +10,7 @@
 # writeback from 8 MiB dirty) runs alone for 3 s, then a reader does
 # 4 KiB direct random reads 5 ms apart for 2 s. Asserted:
 #   - the reader's mean latency <= 32 ms (twice the bound). Before the
-#     bound: 45 and 62 ms (6.12, 2026-12-03); with it 6-10 ms;
+#     bound: 45 and 62 ms (6.12, 2026-12-03); with it 4-10 ms;
 #   - the device wrote at least 3 MB/s meanwhile: the writeback still
 #     keeps it busy (5 MB/s with the bound and without).
 # vmtest-timeout: 120
