@@ -479,6 +479,7 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	struct request *w2 = kunit_kzalloc(test, sizeof(*w2), GFP_KERNEL);
 	struct request *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	u64 now = ktime_get_ns();
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, w1);
 	KUNIT_ASSERT_NOT_NULL(test, w2);
@@ -533,9 +534,20 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfqd->async_bound_offs, 0UL);
 	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1,
 					       w2->fifo_time));
-	/* Done in 1 s: off for BFQ_ASYNC_RETRY_MS, then on again. */
+	/*
+	 * Done in 1 s, BFQ_ASYNC_SLOW_RUN times in a row: off for
+	 * BFQ_ASYNC_RETRY_MS, then on again. A quick one between restarts
+	 * the count.
+	 */
 	now = w2->fifo_time + NSEC_PER_SEC;
+	for (i = 1; i < BFQ_ASYNC_SLOW_RUN; i++)
+		bfq_async_done(bfqd, w2, now);
+	bfq_async_done(bfqd, w2, w2->fifo_time + 20 * NSEC_PER_MSEC);
 	bfq_async_done(bfqd, w2, now);
+	KUNIT_EXPECT_EQ(test, bfqd->async_bound_offs, 0UL);
+	KUNIT_EXPECT_TRUE(test, bfq_async_held(bfqd, async, w1, now));
+	for (i = 1; i < BFQ_ASYNC_SLOW_RUN; i++)
+		bfq_async_done(bfqd, w2, now);
 	KUNIT_EXPECT_EQ(test, bfqd->async_bound_offs, 1UL);
 	KUNIT_EXPECT_FALSE(test, bfq_async_held(bfqd, async, w1, now));
 	now += BFQ_ASYNC_RETRY_MS * NSEC_PER_MSEC;

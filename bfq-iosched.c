@@ -71,9 +71,10 @@
  *    long for each however few it holds (a network disk, null_blk with
  *    1 s completions) does not: its rate comes from its depth, and a read
  *    arriving waits its own long time anyway. Held to the bound, such a
- *    device sent its writeback one request a second. So an async request
- *    sent while the bound holds that takes over BFQ_ASYNC_SLOW_MS in the
- *    device turns the bound off for BFQ_ASYNC_RETRY_MS
+ *    device sent its writeback one request a second. So async requests
+ *    sent while the bound holds that take over BFQ_ASYNC_SLOW_MS in the
+ *    device, BFQ_ASYNC_SLOW_RUN of them in a row, turn the bound off for
+ *    BFQ_ASYNC_RETRY_MS
  *    (bfq_async_done()); then it is tried again, since devices and
  *    their loads change. Under the bound, a request on a device that
  *    serves at its rate takes its own transfer, the bound's worth ahead
@@ -210,6 +211,11 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  */
 #define BFQ_ASYNC_SLOW_MS	125
 #define BFQ_ASYNC_RETRY_MS	5000
+/*
+ * ... once this many in a row were: one late completion (a guest's timer
+ * fired late on a loaded host, a device's own hiccup) is not the device.
+ */
+#define BFQ_ASYNC_SLOW_RUN	4
 
 /*
  * SLAB_TYPESAFE_BY_RCU: bfq_limit_depth() and bfq_bio_merge() read a
@@ -322,18 +328,23 @@ static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
 
 /*
  * Design note 8: @rq finished at @now_ns. Sent under the bound and slower
- * than BFQ_ASYNC_SLOW_MS, it turns the bound off for BFQ_ASYNC_RETRY_MS.
+ * than BFQ_ASYNC_SLOW_MS, the BFQ_ASYNC_SLOW_RUN-th such in a row turns
+ * the bound off for BFQ_ASYNC_RETRY_MS.
  */
 static void bfq_async_done(struct bfq_data *bfqd, struct request *rq,
 			   u64 now_ns)
 {
 	if (!(rq_state(rq) & BFQ_RQ_ASYNC_HELD) || now_ns < rq->fifo_time)
 		return;
-	if (now_ns - rq->fifo_time > BFQ_ASYNC_SLOW_MS * NSEC_PER_MSEC) {
-		bfqd->async_off_until_ns = now_ns +
-			BFQ_ASYNC_RETRY_MS * NSEC_PER_MSEC;
-		bfqd->async_bound_offs++;
+	if (now_ns - rq->fifo_time <= BFQ_ASYNC_SLOW_MS * NSEC_PER_MSEC) {
+		bfqd->async_slow_run = 0;
+		return;
 	}
+	if (++bfqd->async_slow_run < BFQ_ASYNC_SLOW_RUN)
+		return;
+	bfqd->async_slow_run = 0;
+	bfqd->async_off_until_ns = now_ns + BFQ_ASYNC_RETRY_MS * NSEC_PER_MSEC;
+	bfqd->async_bound_offs++;
 }
 
 /*

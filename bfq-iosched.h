@@ -457,6 +457,7 @@ struct bfq_data {
 	unsigned int async_in_driver;	/* their sectors, of async queues */
 	u64 async_off_until_ns;		/* the bound on them is off till then */
 	unsigned long async_bound_offs;	/* times it was turned off */
+	unsigned int async_slow_run;	/* slow ones under it, in a row */
 	bool hw_queueing;		/* device seen holding several requests */
 	bool kick_on_finish;		/* dispatch held back for a completion */
 	bool dispatch_refused;		/* last dispatch: none while rqs waited */
