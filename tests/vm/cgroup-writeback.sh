@@ -35,19 +35,13 @@
 G=$CG2/cgw
 MNT=/tmp/cgw
 PIDS=
-db0=$(cat /proc/sys/vm/dirty_bytes)
-dr0=$(cat /proc/sys/vm/dirty_ratio)
-bb0=$(cat /proc/sys/vm/dirty_background_bytes)
-br0=$(cat /proc/sys/vm/dirty_background_ratio)
+dirty_save
 cleanup() {
 	stop_readers
 	umount $MNT
 	rm_groups
 	rm_nullb cgw0
-	if [ "$db0" != 0 ]; then echo $db0 > /proc/sys/vm/dirty_bytes
-	else echo $dr0 > /proc/sys/vm/dirty_ratio; fi
-	if [ "$bb0" != 0 ]; then echo $bb0 > /proc/sys/vm/dirty_background_bytes
-	else echo $br0 > /proc/sys/vm/dirty_background_ratio; fi
+	dirty_restore
 }
 trap 'cleanup >/dev/null 2>&1' EXIT
 if [ "${VM_QUICK:-0}" = 1 ]; then

@@ -152,6 +152,23 @@ fiosum() {
 	grep -E 'err=|fio:|verify|READ:|WRITE:|issued rwts|IOPS=' "$1"
 }
 
+# dirty_save / dirty_restore: the page cache's dirty limits as the test
+# found them, and back (a limit set in bytes reads 0 as a ratio and the
+# other way round: whichever is set is written back).
+dirty_save() {
+	DIRTY0="$(cat /proc/sys/vm/dirty_bytes) $(cat /proc/sys/vm/dirty_ratio)"
+	DIRTY0="$DIRTY0 $(cat /proc/sys/vm/dirty_background_bytes)"
+	DIRTY0="$DIRTY0 $(cat /proc/sys/vm/dirty_background_ratio)"
+}
+dirty_restore() {
+	[ -n "${DIRTY0:-}" ] || return 0
+	set -- $DIRTY0
+	if [ "$1" != 0 ]; then echo $1 > /proc/sys/vm/dirty_bytes
+	else echo $2 > /proc/sys/vm/dirty_ratio; fi
+	if [ "$3" != 0 ]; then echo $3 > /proc/sys/vm/dirty_background_bytes
+	else echo $4 > /proc/sys/vm/dirty_background_ratio; fi
+}
+
 # stop_readers: kill the background readers listed in PIDS, wait for them.
 stop_readers() {
 	[ -n "$PIDS" ] && kill $PIDS 2>/dev/null

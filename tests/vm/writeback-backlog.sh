@@ -10,24 +10,22 @@
 # writeback from 8 MiB dirty) runs alone for 3 s, then a reader does
 # 4 KiB direct random reads 5 ms apart for 2 s. Asserted:
 #   - the reader's mean latency <= 32 ms (twice the bound). Before the
-#     bound: 45 and 62 ms (6.12, 2026-12-03); with it 4-10 ms;
-#   - the device wrote at least 3 MB/s meanwhile: the writeback still
-#     keeps it busy (5 MB/s with the bound and without).
+#     bound: 45 and 62 ms (6.12, 2026-12-03); with it 1.3-10 ms;
+#   - the writeback went on meanwhile: the device wrote at least a tenth
+#     of what it wrote in the writer's last 2 s alone (the hold waits for
+#     a completion, it must not stall). Not more: the reader is raised as
+#     an interactive queue and the device idles for it between its reads,
+#     so the writer's share while it reads is small by design (2-5 MB/s
+#     against 5-6 alone, 6.12).
 # vmtest-timeout: 120
 . /tests/lib.sh
 P1= P2=
-db0=$(cat /proc/sys/vm/dirty_bytes)
-dr0=$(cat /proc/sys/vm/dirty_ratio)
-bb0=$(cat /proc/sys/vm/dirty_background_bytes)
-br0=$(cat /proc/sys/vm/dirty_background_ratio)
+dirty_save
 cleanup() {
 	kill $P1 $P2 2>/dev/null
 	wait
 	rm_nullb wbb0
-	if [ "$db0" != 0 ]; then echo $db0 > /proc/sys/vm/dirty_bytes
-	else echo $dr0 > /proc/sys/vm/dirty_ratio; fi
-	if [ "$bb0" != 0 ]; then echo $bb0 > /proc/sys/vm/dirty_background_bytes
-	else echo $br0 > /proc/sys/vm/dirty_background_ratio; fi
+	dirty_restore
 }
 trap 'cleanup >/dev/null 2>&1' EXIT
 
@@ -47,7 +45,9 @@ fio --name=w --filename=/dev/$dev --rw=write --bs=1m --size=1g \
 	--ioengine=psync --time_based --runtime=8 \
 	--output-format=terse --output=/tmp/w.t &
 P1=$!
-sleep 3
+sleep 1
+wa=$(written) ta=$(cut -d' ' -f1 /proc/uptime)
+sleep 2
 w0=$(written) t0=$(cut -d' ' -f1 /proc/uptime)
 # --invalidate=0: fio would flush the whole device's page cache first,
 # waiting for the writer's dirty pages.
@@ -62,14 +62,17 @@ wait $P1; P1=
 # terse: field 6 read KiB, 40 mean latency in us
 reads=$(($(cut -d';' -f6 /tmp/r.t) / 4))
 lat=$(cut -d';' -f40 /tmp/r.t | cut -d. -f1)
-# MB/s while the reader ran, from 512-byte sectors
-mbs=$(awk -v s=$((w1 - w0)) -v a=$t0 -v b=$t1 'BEGIN { printf "%d", s / 2048 / (b - a) }')
-echo "reader: $reads reads, mean latency ${lat} us; device wrote $mbs MB/s meanwhile"
+# KiB/s written alone and while the reader ran, from 512-byte sectors
+rate() { awk -v s=$1 -v a=$2 -v b=$3 'BEGIN { printf "%d", s / 2 / (b - a) }'; }
+alone=$(rate $((w0 - wa)) $ta $t0)
+kbs=$(rate $((w1 - w0)) $t0 $t1)
+echo "reader: $reads reads, mean latency ${lat} us; device wrote $kbs KiB/s meanwhile, $alone KiB/s alone"
 grep -s "^async_in_driver" /sys/kernel/debug/block/$dev/sched/rate
 check "the reader read (${reads:-0} reads)" [ "${reads:-0}" -gt 10 ]
 check "its mean latency ${lat:-?} us <= 32 ms behind the writeback" \
 	[ "${lat:-999999}" -le 32000 ]
-check "the device wrote $mbs >= 3 MB/s meanwhile" [ "$mbs" -ge 3 ]
+check "the device wrote $kbs KiB/s meanwhile, >= a tenth of the $alone alone" \
+	[ $((kbs * 10)) -ge "$alone" ]
 set_sched $dev none
 dmesg_reports $k0 && fail "kernel reports in dmesg"
 finish
