@@ -11,9 +11,16 @@
 # such readers and five buffered writers overwriting their files); the
 # application is tests/lowlat's model start-up (300 small files in 30
 # directories, then 15 MiB of larger ones, read cold), stopped at LAB_CAP
-# s. Per device, scheduler and workload: the start-up's time, and the
-# background's throughput over the lead (sectors read and written). bfq
-# with its defaults (low_latency on).
+# s. Per device, scheduler and workload: the start-up's time, the
+# background's throughput over the head start (the device's sectors read
+# and written; its first LAB_LEAD s, LAB_LEAD 5 by default, the
+# background alone), and over the start-up's window (the background's
+# own: its processes' read_bytes, the submitted bytes of their direct
+# reads, plus the sectors the device wrote, as the application writes
+# nothing) and the device's (the application's reads with it); with the
+# guest's CPU busy % and the MB/s written over the head start (a cell where every scheduler keeps the CPU near 100% is
+# bound by the emulated CPU, not by the device). bfq with its defaults
+# (low_latency on).
 #
 # LAB_MODELS (default "disk ssd"), LAB_KINDS and LAB_SCHEDS (commas or
 # spaces) narrow the run; LAB_TRACE=1 prints where the application's
@@ -76,26 +83,52 @@ bg_stop() {
 	BGPID=
 }
 sectors() { awk '{ print $3 + $7 }' /sys/block/$DEV/stat; }
+wsectors() { awk '{ print $7 }' /sys/block/$DEV/stat; }
+# bg_bytes: the bytes the background's job processes read plus the bytes
+# the device wrote.
+bg_bytes() {
+	local r
+	r=$(lab_read_bytes $(cat /proc/$BGPID/task/*/children 2>/dev/null) |
+		awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0 }')
+	awk -v r=$r '{ print r + $7 * 512 }' /sys/block/$DEV/stat
+}
+# cpu_ticks: "busy total" jiffies of all CPUs (idle and iowait not busy).
+cpu_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
+mbps() { awk -v a=$1 -v b=$2 -v t=$3 'BEGIN { printf "%.2f", (t > 0 ? (b - a) / t / 1e6 : 0) }'; }
 
-# cell S KIND: prints "startup_ms MB/s".
+# cell S KIND: prints "startup_ms MB/s-head-start MB/s-start-up
+# CPU-busy-%-head-start written-MB/s-head-start device-MB/s-start-up".
 cell() {
-	local a b ms
+	local a b c d e f ms u v wa wb
 	lab_sched $1 || return 1
 	lab_cold
 	lab_trace_on
 	bg_start $2
 	a=$(sectors)
+	wa=$(wsectors)
+	u=$(cpu_ticks)
 	sleep $LEAD
 	b=$(sectors)
+	wb=$(wsectors)
+	v=$(cpu_ticks)
+	c=$(bg_bytes)
+	e=$(sectors)
 	ms=$($LL startup $MNT $((CAP * 1000)) | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p')
+	d=$(bg_bytes)
+	f=$(sectors)
 	lab_trace_off lowlat >&2
 	bg_stop
-	echo "${ms:-$((CAP * 1000))} $(awk -v a=$a -v b=$b -v t=$LEAD 'BEGIN { printf "%.2f", (b - a) * 512 / t / 1e6 }')"
+	ms=${ms:-$((CAP * 1000))}
+	echo "$ms $(mbps $((a * 512)) $((b * 512)) $LEAD)" \
+		"$(mbps $c $d $(awk -v m=$ms 'BEGIN { print m / 1000 }'))" \
+		"$(echo $u $v | awk '{ printf "%.0f", ($4 > $2 ? 100 * ($3 - $1) / ($4 - $2) : 0) }')" \
+		"$(mbps $((wa * 512)) $((wb * 512)) $LEAD)" \
+		"$(mbps $((e * 512)) $((f * 512)) $(awk -v m=$ms 'BEGIN { print m / 1000 }'))"
 }
 
 lab_table exp6-startup
-echo "start-up (ms, stopped at ${CAP}000) and background MB/s over the ${LEAD}s lead"
-printf '%-5s %-12s %-10s %10s %8s\n' device sched workload startup_ms 'MB/s'
+echo "start-up (ms, stopped at ${CAP}000), background MB/s over its ${LEAD}s head start and over the start-up"
+printf '%-5s %-12s %-10s %10s %8s %8s %5s %8s %8s\n' device sched workload startup_ms 'MB/s' 'win MB/s' 'cpu%' 'wr MB/s' 'dev win'
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 for model in $MODELS; do
 	lab_start -m $model
@@ -103,8 +136,8 @@ for model in $MODELS; do
 	for k in idle $KINDS; do
 		for s in $(lab_scheds); do
 			set -- $(cell $s $k)
-			printf '%-5s %-12s %-10s %10s %8s\n' $model $s $k $1 $2
-			lab_data exp6 "device=$model sched=$s workload=$k startup_ms=$1 mbps=$2"
+			printf '%-5s %-12s %-10s %10s %8s %8s %5s %8s %8s\n' $model $s $k $1 $2 ${3:-0} ${4:-0} ${5:-0} ${6:-0}
+			lab_data exp6 "device=$model sched=$s workload=$k startup_ms=$1 mbps=$2 win_mbps=${3:-0} cpu_pct=${4:-0} wr_mbps=${5:-0} dev_win_mbps=${6:-0}"
 			# Idle: one scheduler is enough.
 			[ $k = idle ] && { idle_ms=$1; break; }
 			[ -n "$GUARD" ] && [ $s = ours ] &&

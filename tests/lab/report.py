@@ -356,9 +356,15 @@ def section_exp6(labdir, runs):
         data = [d for d in run["exps"]["exp6-startup"][1] if d["exp"] == "exp6"]
         out += ["### %s" % kver, ""]
         out += md_table(["device", "scheduler", "workload", "start-up ms",
-                         "background MB/s"],
+                         "background MB/s, head start (written)",
+                         "guest CPU busy, head start",
+                         "background MB/s, start-up", "device MB/s, start-up"],
                         [(d["device"], d["sched"], d["workload"],
-                          d["startup_ms"], d["mbps"]) for d in data])
+                          d["startup_ms"],
+                          "%s (%s)" % (d["mbps"], d.get("wr_mbps", "")),
+                          d.get("cpu_pct", "") + "%",
+                          d.get("win_mbps", ""), d.get("dev_win_mbps", ""))
+                         for d in data])
         for dev in ("disk", "ssd"):
             kinds = []
             for d in data:
