@@ -327,7 +327,7 @@ lab_trace_off() {
 	     END { for (k in n) printf "LAB-TRACE inject limit %s: %d, mean wait %.2f ms, base %.2f ms\n",
 			k, n[k], ws[k] / n[k] / 1e6, bs[k] / n[k] / 1e6 }' $LAB_TR/trace
 	# Ours: what it knows of the device (peak rate, seek costs).
-	local rate=/sys/kernel/debug/block/${DEV:-none}/sched/rate
+	local rate=/sys/kernel/debug/block/${DEV:-none}/sched/rate e
 	[ -r "$rate" ] && sed 's/^/LAB-TRACE rate: /' "$rate"
 	[ -r "${rate%/rate}/service_trees" ] &&
 		sed -n 's/^\(busy\|wr_\|merges\|inject\)/LAB-TRACE trees: \1/p' \
