@@ -165,11 +165,12 @@ static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 	/* bfq_rate_seek_costly(): what requests served alone took. */
 	seq_printf(m, "seeks_cost=%d\n", bfq_rate_seek_costly(sc));
 	/* Design note 8 of bfq-iosched.c: writeback in the device. */
-	seq_printf(m, "async_in_driver=%u async_bound=%d async_bound_offs=%lu\n",
+	seq_printf(m, "async_in_driver=%u async_bound=%d async_bound_offs=%lu drain_sectors_per_sec=%llu drain_samples=%u\n",
 		   bfqd->async_in_driver,
-		   bfqd->rate.nr_samples &&
+		   bfq_rate_drain(&bfqd->rate) &&
 		   ktime_get_ns() >= bfqd->async_off_until_ns,
-		   bfqd->async_bound_offs);
+		   bfqd->async_bound_offs, bfqd->rate.drain_sectors_per_sec,
+		   bfqd->rate.nr_drain);
 	/* Rule 5 of bfq-inject.c. */
 	seq_printf(m, "ranges nr=%u injected=%llu", bfqd->ranges.nr,
 		   bfqd->ranges.nr_injected);

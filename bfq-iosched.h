@@ -298,6 +298,8 @@ enum bfq_expire_reason {
 struct bfq_rate {
 	u64 peak_sectors_per_sec;	/* the estimate; valid if nr_samples */
 	unsigned int nr_samples;	/* accepted windows */
+	u64 drain_sectors_per_sec;	/* any window's; valid if nr_drain */
+	unsigned int nr_drain;		/* windows, seeky ones too */
 	bool win_open;
 	u64 win_start_ns;
 	u64 win_busy_ns;		/* device held requests, this window */
@@ -305,6 +307,18 @@ struct bfq_rate {
 	u64 win_sectors;		/* completed inside the window */
 	unsigned int win_rqs, win_seq_rqs; /* dispatched inside the window */
 };
+
+/*
+ * bfq-rate.c rule 1: the rate at which the device empties, in sectors per
+ * second: the peak rate, or while none is measured (every window seeky),
+ * what windows of any kind completed; 0 while unknown.
+ */
+static inline u64 bfq_rate_drain(const struct bfq_rate *r)
+{
+	if (r->nr_samples)
+		return r->peak_sectors_per_sec;
+	return r->nr_drain ? r->drain_sectors_per_sec : 0;
+}
 
 /*
  * Whether moving the head costs the device time (bfq_rate_seek_costly()):
@@ -343,6 +357,7 @@ struct bfq_wr_data {
 	u64 app_io_ns;	/* last arrival or completion, latest start-up */
 	u64 latest_from_ns;	/* raisings begun since: the latest start-up */
 	u64 raised_io_ns;	/* the same, any raised queue; lock-free reads */
+	u64 async_next_ns;	/* paced writeback's next, while one starts */
 };
 
 /* The injection limit's feedback loop (bfq_inject_feedback()). */
@@ -791,6 +806,10 @@ bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       u64 now_ns);
+u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		       u64 now_ns);
+void bfq_wr_async_sent(struct bfq_data *bfqd, unsigned int sectors,
 		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);

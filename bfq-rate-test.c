@@ -41,7 +41,8 @@ static void bfq_rate_sequential_sample(struct kunit *test)
 
 /*
  * Too few requests in the window's second of wall time, too little busy
- * time, or seeky: not a sample.
+ * time, or seeky: not a sample of the peak (a seeky one is of the rate the
+ * device empties at).
  */
 static void bfq_rate_rejects_weak_samples(struct kunit *test)
 {
@@ -64,9 +65,19 @@ static void bfq_rate_rejects_weak_samples(struct kunit *test)
 	}
 	KUNIT_EXPECT_FALSE(test, r.win_open);
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
+	KUNIT_EXPECT_EQ(test, r.nr_drain, 0U);
+	KUNIT_EXPECT_EQ(test, bfq_rate_drain(&r), 0ULL);
+	/* Seeky: no peak, but the rate the device empties at. */
 	bfq_test_feed(&r, &now, 128, 512, NSEC_PER_MSEC, false);
 	KUNIT_EXPECT_EQ(test, r.nr_samples, 0U);
 	KUNIT_EXPECT_EQ(test, bfq_rate_auto_budget(&r, 125), 0U);
+	KUNIT_EXPECT_EQ(test, r.nr_drain, 1U);
+	KUNIT_EXPECT_EQ(test, bfq_rate_drain(&r), 512000ULL);
+	/* Once measured, the peak rate is the one the device empties at. */
+	bfq_test_feed(&r, &now, 200, 1024, NSEC_PER_MSEC, true);
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, bfq_rate_drain(&r), 1024000ULL);
+	KUNIT_EXPECT_EQ(test, r.nr_drain, 3U);
 }
 
 /*

@@ -21,6 +21,11 @@
  *    reads at 150 MB/s 15, and a window closed on busy time alone would
  *    be refused every time.
  *    Accepted samples move the estimate halfway up, or 1/8 of the way down.
+ *    Seeky windows are kept apart as the rate the device empties at
+ *    (bfq_rate_drain()), which the bound on writeback in the device needs
+ *    (bfq-iosched.c, design note 8) where nothing is ever read in
+ *    sequence: random readers beside random writers left it unmeasured,
+ *    and the device filled with tens of MB of writeback.
  * 2. Seek cost. Idling for a sequential queue pays off only if serving
  *    another queue's request, somewhere else on the device, costs more
  *    than the next request of the same stream: a disk's arm moves and
@@ -68,22 +73,30 @@
 /* A request alone in the device longer than 1 s was retried: no sample. */
 #define BFQ_SEEK_MAX_SAMPLE_NS		NSEC_PER_SEC
 
+/* Accepted samples move an estimate halfway up, or 1/8 of the way down. */
+static void bfq_rate_move(u64 *est, unsigned int *n, u64 sample)
+{
+	if (!(*n)++)
+		*est = sample;
+	else if (sample > *est)
+		*est += (sample - *est) / 2;
+	else
+		*est -= (*est - sample) / 8;
+}
+
 static void bfq_rate_close(struct bfq_rate *r)
 {
 	u64 sample;
 
 	r->win_open = false;
 	if (r->win_busy_ns < BFQ_RATE_MIN_BUSY_NS ||
-	    r->win_rqs < BFQ_RATE_MIN_RQS ||
-	    r->win_seq_rqs * BFQ_RATE_SEQ_DEN < r->win_rqs * BFQ_RATE_SEQ_NUM)
+	    r->win_rqs < BFQ_RATE_MIN_RQS)
 		return;
 	sample = div64_u64(r->win_sectors * NSEC_PER_SEC, r->win_busy_ns);
-	if (!r->nr_samples++)
-		r->peak_sectors_per_sec = sample;
-	else if (sample > r->peak_sectors_per_sec)
-		r->peak_sectors_per_sec += (sample - r->peak_sectors_per_sec) / 2;
-	else
-		r->peak_sectors_per_sec -= (r->peak_sectors_per_sec - sample) / 8;
+	bfq_rate_move(&r->drain_sectors_per_sec, &r->nr_drain, sample);
+	if (r->win_seq_rqs * BFQ_RATE_SEQ_DEN < r->win_rqs * BFQ_RATE_SEQ_NUM)
+		return;
+	bfq_rate_move(&r->peak_sectors_per_sec, &r->nr_samples, sample);
 }
 
 /*

@@ -868,6 +868,61 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 }
 
 /*
+ * Rule 9, writeback: while an application starts, an async request waits
+ * BFQ_WR_COEFF times the transfer of the one sent before it at the peak
+ * rate (BFQ_WR_APP_GAP_MS before the rate is known); sync requests, and
+ * everything once the application is quiet or low_latency is 0, are not
+ * paced.
+ */
+static void bfq_wr_async_paced_times(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *app, *async, *sync;
+	u64 now = MS(100000), wait;
+
+	bfq_wr_test_dev_init(test, &d);
+	app = d.q[0];
+	sync = d.q[1];
+	async = d.q[2];
+	async->sync = false;
+	spin_lock_irq(&d.bfqd->lock);
+	app->wr.idle = true;
+	app->wr.idle_since_ns = now - MS(60000);
+	bfq_wr_backlogged(d.bfqd, app, now - MS(100), now - MS(100), true);
+	KUNIT_ASSERT_EQ(test, app->wr.kind, BFQ_WR_INTERACTIVE);
+	/* Nothing sent yet: nothing paced. */
+	bfq_wr_raised_io(d.bfqd, app, now);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now), 0ULL);
+	/* Rate unknown: one per BFQ_WR_APP_GAP_MS. */
+	bfq_wr_async_sent(d.bfqd, 2560, now);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now + MS(1)),
+			MS(BFQ_WR_APP_GAP_MS - 1));
+	/* 125 MB/s: 1.25 MiB takes 10.5 ms, the next waits 30 times that. */
+	d.bfqd->rate.nr_samples = 1;
+	d.bfqd->rate.peak_sectors_per_sec = 244140;
+	bfq_wr_async_sent(d.bfqd, 2560, now);
+	wait = div64_u64(2560ULL * BFQ_WR_COEFF * NSEC_PER_SEC, 244140);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now), wait);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, sync, now), 0ULL);
+	/* The application reading again later still holds it back... */
+	bfq_wr_raised_io(d.bfqd, app, now + MS(100));
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now + MS(100)),
+			wait - MS(100));
+	/* ... until the wait is over. */
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now + wait),
+			0ULL);
+	/* Quiet past the gap, or low_latency=0: not paced. */
+	now += MS(100 + BFQ_WR_APP_GAP_MS);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now), 0ULL);
+	bfq_wr_raised_io(d.bfqd, app, now);
+	bfq_wr_async_sent(d.bfqd, 2560, now);
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now), wait);
+	d.bfqd->tun.low_latency = 0;
+	KUNIT_EXPECT_EQ(test, bfq_wr_async_paced(d.bfqd, async, now), 0ULL);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * Rule 5's yield: the device stops idling for an application starting in
  * service only for another application starting next in line, and only
  * where the device takes several requests at once.
@@ -995,6 +1050,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),
+	KUNIT_CASE(bfq_wr_async_paced_times),
 	KUNIT_CASE_PARAM(bfq_wr_yields_table, bfq_yield_gen_params),
 	{}
 };
