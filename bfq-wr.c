@@ -143,8 +143,8 @@
  *    start-up's reads found one, averaging 377 KiB, and the start-up took
  *    twice its idle time). So while the application reads, an async
  *    request waits BFQ_WR_COEFF times the transfer of the previous one at
- *    the measured peak rate (bfq_wr_async_paced(); BFQ_WR_APP_GAP_MS
- *    while the rate is unknown): writeback gets the device time its
+ *    the device's measured rate (bfq_rate_drain(); bfq_wr_async_paced();
+ *    BFQ_WR_APP_GAP_MS while no rate is known): writeback gets the time its
  *    weight would against the raised application, one BFQ_WR_COEFF-th,
  *    and the application's reads rarely meet it. A run-queue is
  *    scheduled for when the wait ends, as no completion may come.
@@ -977,8 +977,10 @@ u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 /*
  * Rule 9, writeback: an async request of @sectors went to the device at
  * @now_ns; while an application starts, the next one waits BFQ_WR_COEFF
- * times its transfer at the measured peak rate (BFQ_WR_APP_GAP_MS while
- * the rate is unknown).
+ * times its transfer at the device's measured rate (BFQ_WR_APP_GAP_MS
+ * while no rate is known). A device slow for every request is slow for
+ * the application too, so the wait is as long: it lasts only while the
+ * application reads, and its raising is bounded.
  */
 void bfq_wr_async_sent(struct bfq_data *bfqd, unsigned int sectors,
 		       u64 now_ns)
