@@ -167,8 +167,7 @@ static int bfq_debugfs_rate_show(void *data, struct seq_file *m)
 	/* Design note 8 of bfq-iosched.c: writeback in the device. */
 	seq_printf(m, "async_in_driver=%u async_bound=%d async_bound_offs=%lu drain_sectors_per_sec=%llu drain_samples=%u\n",
 		   bfqd->async_in_driver,
-		   bfq_rate_drain(&bfqd->rate) &&
-		   ktime_get_ns() >= bfqd->async_off_until_ns,
+		   bfq_async_bound_on(bfqd, ktime_get_ns()),
 		   bfqd->async_bound_offs, bfqd->rate.drain_sectors_per_sec,
 		   bfqd->rate.nr_drain);
 	/* Rule 5 of bfq-inject.c. */

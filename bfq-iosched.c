@@ -292,7 +292,7 @@ static void rq_count_range(struct bfq_data *bfqd, struct request *rq, bool up)
 }
 
 /* Design note 8: whether the bound on writeback in the device is on. */
-static bool bfq_async_bound_on(struct bfq_data *bfqd, u64 now_ns)
+bool bfq_async_bound_on(const struct bfq_data *bfqd, u64 now_ns)
 {
 	return bfq_rate_drain(&bfqd->rate) && now_ns >= bfqd->async_off_until_ns;
 }
@@ -314,8 +314,6 @@ static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
 		rq_state_set(rq, BFQ_RQ_ASYNC_DEV, true);
 		now_ns = ktime_get_ns();
 		bfq_wr_async_sent(bfqd, rq_dispatched_sectors(rq), now_ns);
-		if (!bfq_rate_drain(&bfqd->rate))
-			return;
 		if (bfq_async_bound_on(bfqd, now_ns)) {
 			rq->fifo_time = now_ns;
 			rq_state_set(rq, BFQ_RQ_ASYNC_HELD, true);
@@ -382,14 +380,13 @@ static bool bfq_async_waits(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	u64 left = bfq_wr_async_paced(bfqd, bfqq, now_ns);
 	unsigned long ms;
 
-	if (left) {
-		ms = max_t(unsigned long, 1, DIV_ROUND_UP_ULL(left,
-							      NSEC_PER_MSEC));
-		if (!bfqd->rq_in_driver)
-			blk_mq_delay_run_hw_queues(bfqd->queue, ms);
-		return true;
+	if (!left)
+		return bfq_async_held(bfqd, bfqq, rq, now_ns);
+	if (!bfqd->rq_in_driver) {
+		ms = DIV_ROUND_UP_ULL(left, NSEC_PER_MSEC);
+		blk_mq_delay_run_hw_queues(bfqd->queue, ms);
 	}
-	return bfq_async_held(bfqd, bfqq, rq, now_ns);
+	return true;
 }
 
 static const char *const bfq_expire_names[] = {

@@ -357,7 +357,8 @@ struct bfq_wr_data {
 	u64 app_io_ns;	/* last arrival or completion, latest start-up */
 	u64 latest_from_ns;	/* raisings begun since: the latest start-up */
 	u64 raised_io_ns;	/* the same, any raised queue; lock-free reads */
-	u64 async_next_ns;	/* paced writeback's next, while one starts */
+	u64 async_sent_ns;	/* the latest async dispatch, for rule 9 */
+	unsigned int async_sent_sectors;	/* its size */
 };
 
 /* The injection limit's feedback loop (bfq_inject_feedback()). */
@@ -530,6 +531,7 @@ void bfq_move_queued(struct bfq_data *bfqd, struct bfq_queue *from,
 		     struct bfq_queue *to);
 unsigned int bfq_max_budget(struct bfq_data *bfqd);
 bool bfq_symmetric(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+bool bfq_async_bound_on(const struct bfq_data *bfqd, u64 now_ns);
 struct io_cq *bfq_current_icq_hint(struct request_queue *q);
 
 static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
@@ -809,8 +811,6 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
-void bfq_wr_async_sent(struct bfq_data *bfqd, unsigned int sectors,
-		       u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
 bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns);
@@ -844,6 +844,18 @@ static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 	WRITE_ONCE(bfqd->wr.raised_io_ns, now_ns);
 	if (bfq_wr_of_latest_startup(bfqd, bfqq))
 		bfqd->wr.app_io_ns = now_ns;
+}
+
+/*
+ * bfq-wr.c rule 9: an async request of @sectors went to the device at
+ * @now_ns (bfq_wr_async_paced() spaces the next while an application
+ * starts). Inline and two stores: it runs at every async dispatch.
+ */
+static inline void bfq_wr_async_sent(struct bfq_data *bfqd,
+				     unsigned int sectors, u64 now_ns)
+{
+	bfqd->wr.async_sent_ns = now_ns;
+	bfqd->wr.async_sent_sectors = sectors;
 }
 
 /* Whether @bfqq was born in a large burst, whatever low_latency says now. */

@@ -965,33 +965,24 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns)
 {
-	u64 next = bfqd->wr.async_next_ns;
+	u64 sent = bfqd->wr.async_sent_ns, rate, next;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (bfqq->sync || now_ns >= next || !bfq_wr_app_reading(bfqd, now_ns))
+	if (bfqq->sync || !sent || !bfq_wr_app_reading(bfqd, now_ns))
 		return 0;
-	return next - now_ns;
-}
-
-/*
- * Rule 9, writeback: an async request of @sectors went to the device at
- * @now_ns; while an application starts, the next one waits BFQ_WR_COEFF
- * times its transfer at the device's measured rate (BFQ_WR_APP_GAP_MS
- * while no rate is known). A device slow for every request is slow for
- * the application too, so the wait is as long: it lasts only while the
- * application reads, and its raising is bounded.
- */
-void bfq_wr_async_sent(struct bfq_data *bfqd, unsigned int sectors,
-		       u64 now_ns)
-{
-	u64 peak = bfq_rate_drain(&bfqd->rate);
-	u64 wait = (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC;
-
-	if (peak)
-		wait = div64_u64((u64)sectors * BFQ_WR_COEFF * NSEC_PER_SEC,
-				 peak);
-	bfqd->wr.async_next_ns = now_ns + wait;
+	/*
+	 * The last async request's transfer at the device's measured rate,
+	 * BFQ_WR_COEFF times (BFQ_WR_APP_GAP_MS while no rate is known). A
+	 * device slow for every request is slow for the application too,
+	 * so the wait is as long: it lasts only while the application
+	 * reads, and its raising is bounded.
+	 */
+	rate = bfq_rate_drain(&bfqd->rate);
+	next = sent + (rate ? div64_u64((u64)bfqd->wr.async_sent_sectors *
+					BFQ_WR_COEFF * NSEC_PER_SEC, rate) :
+			      (u64)BFQ_WR_APP_GAP_MS * NSEC_PER_MSEC);
+	return now_ns < next ? next - now_ns : 0;
 }
 
 /*
