@@ -112,8 +112,8 @@ for e in "${exps[@]}"; do
 	[ "$r" = PASS ] || grep -F "[$e] " <<< "$clean" |
 		grep -E 'not ok|killed after|BENCH-ERROR' | head -10 | sed 's/^/   /' || true
 	[ -n "$r" ] || echo "   ($e never reported: guest crashed or hung)"
-	# Its tables and data, without the script's prefix.
-	sed -n "s/^\[$e\] //p" <<< "$clean" |
+	# Its tables and data, without the script's prefix and trace lines.
+	sed -n "s/^\[$e\] //p" <<< "$clean" | grep -Ev '^LAB-(RAW|VIDEO) ' |
 		sed -n '/^LAB-TABLE-BEGIN/,/^LAB-TABLE-END/{p;b};/^LAB-DATA /p' > "$out/$e.txt"
 	sed -n '/^LAB-TABLE-BEGIN/,/^LAB-TABLE-END/p' "$out/$e.txt" |
 		grep -Ev '^LAB-(TABLE-END|DATA)' | sed 's/^LAB-TABLE-BEGIN /== /'

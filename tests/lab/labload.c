@@ -22,14 +22,17 @@
  *   labload video DEV MAX ADD_SECS KIB PERIOD_MS
  *	BFQ's 2007 streaming test: a new periodic reader every ADD_SECS s (at
  *	most MAX), each reading KIB KiB with O_DIRECT every PERIOD_MS ms from
- *	its own slice of DEV (DEV split in MAX + 5 slices), with 5 on/off
- *	readers in the background (each: 2 s of sequential 128 KiB reads, then
- *	2 s idle). A read is lost when it completes more than 1 s after its
+ *	its own slice of DEV (DEV split in MAX + 5 slices), at its own phase
+ *	of the period (video_phase()), with 5 on/off readers in the
+ *	background (each: 2 s of sequential 128 KiB reads, then 2 s idle). A read is lost when it completes more than 1 s after its
  *	due time (a 1 s playback buffer). Stops at the end of the first
  *	interval in which more than 1% of the reads due were lost, and prints
- *	"VIDEO streams=N lost_pct=P mbps=T" (N: streams running then; T: all
- *	bytes read in that last interval, background included); or N = MAX
- *	when none failed.
+ *	"VIDEO streams=N lost_pct=P mbps=T late40_pct=L late40_all_pct=A":
+ *	N, the streams running then (MAX when no interval failed); T, all
+ *	bytes read in that last interval, background included; L, the largest
+ *	part (%) of one earlier interval's reads that completed more than
+ *	40 ms late (a frame a 25 fps player shows late), A that part over all
+ *	earlier intervals. Each interval's counts go to stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +57,7 @@
 #define MAX_SMALL	200000		/* small-file samples kept for p95 */
 #define MAX_PROCS	256
 #define LOSS_NS		NSEC_PER_SEC	/* the playback buffer */
+#define LATE_NS		(40 * NSEC_PER_MSEC) /* a frame of 25 fps shown late */
 #define ONOFF_READERS	5
 #define ONOFF_NS	(2 * NSEC_PER_SEC)
 
@@ -241,21 +245,24 @@ struct video_shared {
 	uint64_t bytes;
 	uint64_t due[2];	/* reads due, by interval parity */
 	uint64_t lost[2];
+	uint64_t late[2];	/* more than LATE_NS late */
 	int interval;
 	int stop;
 };
 
 static void video_stream(const char *dev, uint64_t base, uint64_t span,
-			 uint64_t len, int64_t period, struct video_shared *sh)
+			 uint64_t len, int64_t period, int64_t phase,
+			 struct video_shared *sh)
 {
 	int fd = open(dev, O_RDONLY | O_DIRECT);
 	void *buf = aligned_buf(len);
-	int64_t due = now_ns(), late;
+	int64_t due = now_ns() + phase, late;
 	uint64_t off = 0;
 	int k;
 
 	if (fd < 0)
 		die(dev);
+	fprintf(stderr, "stream pid %d\n", getpid());
 	while (!sh->stop) {
 		sleep_until_ns(due);
 		if (pread(fd, buf, len, base + off) != (ssize_t)len)
@@ -266,6 +273,8 @@ static void video_stream(const char *dev, uint64_t base, uint64_t span,
 		__atomic_add_fetch(&sh->due[k], 1, __ATOMIC_RELAXED);
 		if (late > LOSS_NS)
 			__atomic_add_fetch(&sh->lost[k], 1, __ATOMIC_RELAXED);
+		if (late > LATE_NS)
+			__atomic_add_fetch(&sh->late[k], 1, __ATOMIC_RELAXED);
 		off = (off + len) % (span - len);
 		due += period;
 	}
@@ -282,6 +291,7 @@ static void video_onoff(const char *dev, uint64_t base, uint64_t span,
 
 	if (fd < 0)
 		die(dev);
+	fprintf(stderr, "onoff pid %d\n", getpid());
 	while (!sh->stop) {
 		until = now_ns() + ONOFF_NS;
 		while (!sh->stop && now_ns() < until) {
@@ -293,13 +303,27 @@ static void video_onoff(const char *dev, uint64_t base, uint64_t span,
 	exit(0);
 }
 
+/*
+ * Stream @i's first read, after its start: players started by users do not
+ * share a clock, and ADD_SECS being a multiple of the period would make
+ * every stream's reads due at the same instant, the last of N waiting N
+ * reads' service whatever the scheduler. Spread by the golden ratio, any
+ * number of streams splits the period into nearly equal gaps.
+ */
+static int64_t video_phase(int i, int period_ms)
+{
+	return (int64_t)((i * 0.6180339887 - (int)(i * 0.6180339887)) *
+			 period_ms * NSEC_PER_MSEC);
+}
+
 static void video(const char *dev, int max, int add_secs, int kib,
 		  int period_ms)
 {
 	struct video_shared *sh = shared(sizeof(*sh));
 	int fd = open(dev, O_RDONLY), streams = 0, i, k;
 	uint64_t size, slice, b0;
-	double pct = 0;
+	double pct = 0, late = 0, late_max = 0;
+	uint64_t due_all = 0, late_all = 0;
 	int64_t t;
 
 	if (fd < 0 || max < 1 || max > MAX_PROCS)
@@ -314,7 +338,8 @@ static void video(const char *dev, int max, int add_secs, int kib,
 	for (;;) {
 		if (streams < max && fork() == 0)
 			video_stream(dev, streams * slice, slice, kib * KIB,
-				     period_ms * NSEC_PER_MSEC, sh);
+				     period_ms * NSEC_PER_MSEC,
+				     video_phase(streams, period_ms), sh);
 		streams += streams < max;
 		b0 = sh->bytes;
 		t += add_secs * NSEC_PER_SEC;
@@ -322,16 +347,23 @@ static void video(const char *dev, int max, int add_secs, int kib,
 		k = sh->interval & 1;
 		__atomic_add_fetch(&sh->interval, 1, __ATOMIC_SEQ_CST);
 		pct = sh->due[k] ? 100.0 * sh->lost[k] / sh->due[k] : 0;
-		fprintf(stderr, "streams %d due %llu lost %llu (%.1f%%)\n", streams,
-			(unsigned long long)sh->due[k],
-			(unsigned long long)sh->lost[k], pct);
-		sh->due[k] = sh->lost[k] = 0;
+		late = sh->due[k] ? 100.0 * sh->late[k] / sh->due[k] : 0;
+		fprintf(stderr, "streams %d due %llu lost %llu (%.1f%%) late40 %llu (%.1f%%)\n",
+			streams, (unsigned long long)sh->due[k],
+			(unsigned long long)sh->lost[k], pct,
+			(unsigned long long)sh->late[k], late);
 		if (pct > 1.0 || streams == max)
 			break;
+		if (late > late_max)
+			late_max = late;
+		due_all += sh->due[k];
+		late_all += sh->late[k];
+		sh->due[k] = sh->lost[k] = sh->late[k] = 0;
 	}
 	sh->stop = 1;
-	printf("VIDEO streams=%d lost_pct=%.2f mbps=%.2f\n", streams, pct,
-	       (sh->bytes - b0) / (add_secs * 1e6));
+	printf("VIDEO streams=%d lost_pct=%.2f mbps=%.2f late40_pct=%.2f late40_all_pct=%.2f\n",
+	       streams, pct, (sh->bytes - b0) / (add_secs * 1e6), late_max,
+	       due_all ? 100.0 * late_all / due_all : 0.0);
 	while (wait(NULL) > 0)
 		;
 }

@@ -422,7 +422,9 @@ def main():
         labdir, runs, "exp5-video", "exp5", "Experiment 5: video streaming",
         ["scheduler", "streams", "MB/s"], PUB_EXP5,
         [("scheduler", "sched"), ("streams", "streams"),
-         ("lost % (last interval)", "lost_pct"), ("MB/s", "mbps")])
+         ("lost % (last interval)", "lost_pct"), ("MB/s", "mbps"),
+         ("worst % > 40 ms late (earlier intervals)", "late40_pct"),
+         ("% > 40 ms late (all earlier intervals)", "late40_all_pct")])
     out += section_latency(labdir, runs)
     with open(os.path.join(labdir, "report.md"), "w") as f:
         f.write("\n".join(out) + "\n")
