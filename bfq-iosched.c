@@ -184,14 +184,7 @@ static const u64 BFQ_DEFAULT_FIFO_EXPIRE_ASYNC_MS = 250;
  * period that bounds IDLE to about 5% of the device time.
  */
 #define BFQ_IDLE_CLASS_TURN_MS	10
-/*
- * A think time sample is capped at this many idle slices: a process that
- * pauses once between two phases of its work (opening the next file,
- * waiting for input) must not pass for a slow thinker for long.
- */
-#define BFQ_THINK_SAMPLE_SLICES	2
-/* Idle slices for raised and seeky queues (bfq_idle_slice()). */
-#define BFQ_IDLE_WR_SLICES	BFQ_THINK_SAMPLE_SLICES
+/* Idle slices for seeky queues (bfq_idle_slice()). */
 #define BFQ_IDLE_SEEKY_MIN_DIV	4
 /* A queue idled out and back within this many slices keeps its place. */
 #define BFQ_REJOIN_SLICES	4
@@ -1674,7 +1667,8 @@ static u64 bfq_idle_slice(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	    !bfq_wr_yields(bfqd, bfqq, now_ns)) {
 		u64 wait_ns = bfqq->think_ns + bfqq->think_ns / 4;
 
-		if (wait_ns > slice_ns && wait_ns <= slice_ns * BFQ_IDLE_WR_SLICES)
+		if (wait_ns > slice_ns &&
+		    !bfq_wr_pauses_long(bfqq->think_ns, slice_ns))
 			return wait_ns;
 		return slice_ns;
 	}

@@ -123,6 +123,8 @@ struct bfq_wr_queue {
 	enum bfq_wr_kind kind;
 	unsigned int coeff;		/* weight multiplier; 1: not raised */
 	u64 start_ns, dur_ns;		/* the current raising */
+	/* An interactive raising a soft real-time one suspends (rule 3). */
+	u64 int_start_ns, int_dur_ns;	/* int_dur_ns 0: none */
 	unsigned int greedy_turns;	/* raised turns at the device's pace */
 	u64 paced_ns;			/* a wakee's turn time, not yet a turn */
 	bool aside;			/* rule 10: unraised weight for now */
@@ -357,6 +359,7 @@ struct bfq_wr_data {
 	u64 app_io_ns;	/* last arrival or completion, latest start-up */
 	u64 latest_from_ns;	/* raisings begun since: the latest start-up */
 	u64 raised_io_ns;	/* the same, any raised queue; lock-free reads */
+	u64 softrt_io_ns;	/* the same, any soft real-time queue */
 	u64 async_sent_ns;	/* the latest async dispatch, for rule 9 */
 	unsigned int async_sent_sectors;	/* its size */
 };
@@ -752,12 +755,34 @@ void bfq_rate_seek_cancel(struct bfq_seek_cost *sc);
 bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc);
 u64 bfq_rate_seek_far_ns(const struct bfq_seek_cost *sc, unsigned int sectors);
 
+/*
+ * A think time sample (bfq_queue.think_ns) is capped at this many idle
+ * slices: a process that pauses once between two phases of its work
+ * (opening the next file, waiting for input) must not pass for a slow
+ * thinker for long.
+ */
+#define BFQ_THINK_SAMPLE_SLICES	2
+/*
+ * The longest idle slice for an interactively raised queue (bfq_idle_slice()):
+ * its mean think time and a quarter again, if that is at most this many
+ * slices; past it, the device idles one slice, and the queue's next
+ * request usually comes after the slice (bfq_wr_pauses_long()).
+ */
+#define BFQ_IDLE_WR_SLICES	BFQ_THINK_SAMPLE_SLICES
+
+/* Whether @think_ns is past what an interactive queue's idle slice covers. */
+static inline bool bfq_wr_pauses_long(u64 think_ns, u64 slice_ns)
+{
+	return think_ns + think_ns / 4 > slice_ns * BFQ_IDLE_WR_SLICES;
+}
+
 /* bfq-wr.c: weight raising and bursts (low_latency). bfq_data.lock. */
 struct bfq_wr_arrival {
 	bool new_queue;			/* never backlogged before */
 	bool was_idle;			/* idle since idle_since_ns */
 	bool large_burst;		/* born in a large burst */
 	bool interactive;		/* raised as interactive, not lapsed */
+	bool pauses_long;		/* bfq_wr_pauses_long() */
 	u64 now_ns, idle_since_ns;
 	unsigned int softrt_batches;	/* this one included, if on time */
 };
@@ -844,6 +869,8 @@ static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 	WRITE_ONCE(bfqd->wr.raised_io_ns, now_ns);
 	if (bfq_wr_of_latest_startup(bfqd, bfqq))
 		bfqd->wr.app_io_ns = now_ns;
+	else if (bfqq->wr.kind == BFQ_WR_SOFT_RT)
+		bfqd->wr.softrt_io_ns = now_ns;
 }
 
 /*

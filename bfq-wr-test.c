@@ -217,10 +217,14 @@ static const struct bfq_wr_choose_case bfq_wr_choose_cases[] = {
 	{ "not idle: requests were in the device",
 	  { .was_idle = false, .idle_since_ns = MS(100), .now_ns = MS(5000) },
 	  BFQ_WR_NONE },
-	{ "soft rt pattern while raised as interactive",
+	{ "soft rt pattern while raised as interactive, short pauses",
 	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
 	    .interactive = true, .softrt_batches = BFQ_SOFTRT_MIN_BATCHES },
 	  BFQ_WR_NONE },
+	{ "soft rt pattern while raised as interactive, long pauses",
+	  { .was_idle = true, .idle_since_ns = MS(100), .now_ns = MS(140),
+	    .interactive = true, .pauses_long = true,
+	    .softrt_batches = BFQ_SOFTRT_MIN_BATCHES }, BFQ_WR_SOFT_RT },
 	{ "large burst, soft rt pattern",
 	  { .large_burst = true, .was_idle = true, .idle_since_ns = MS(100),
 	    .now_ns = MS(140), .softrt_batches = 10 }, BFQ_WR_NONE },
@@ -252,7 +256,10 @@ static void bfq_wr_softrt_batches_steps(struct kunit *test)
 			UINT_MAX);
 }
 
-/* Rule 7: only a raised queue, only over a queue not raised, same class. */
+/*
+ * Rule 7: a raised queue over one not raised, a soft real-time one over an
+ * interactive one, in one class only.
+ */
 static void bfq_wr_preempts_cases(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF, 1, true));
@@ -260,8 +267,10 @@ static void bfq_wr_preempts_cases(struct kunit *test)
 						      true));
 	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF, 1, false));
 	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(1, 1, true));
-	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_SOFTRT_COEFF,
-						       BFQ_WR_COEFF, true));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_coeff_preempts(BFQ_WR_SOFTRT_COEFF,
+						      BFQ_WR_COEFF, true));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF,
+						       BFQ_WR_SOFTRT_COEFF, true));
 	KUNIT_EXPECT_FALSE(test, bfq_wr_coeff_preempts(BFQ_WR_COEFF,
 						       BFQ_WR_COEFF, true));
 }
@@ -746,6 +755,69 @@ static void bfq_wr_queue_aside(struct kunit *test)
 }
 
 /*
+ * Rule 3 over rule 1: a new process that reads 64 KiB every 200 ms (a
+ * video player) is raised as interactive, then as soft real time after
+ * BFQ_SOFTRT_MIN_BATCHES batches on time, its pauses longer than its
+ * idle slice would be (an application that thinks a slice between its
+ * reads is not switched); it then preempts an
+ * interactively raised queue, not the other way round. When the soft
+ * raising lapses, the interactive one goes on to its own end.
+ */
+static void bfq_wr_queue_softrt_over_interactive(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *player, *app;
+	u64 t = MS(1000), int_end;
+	int i;
+
+	bfq_wr_test_dev_init(test, &d);
+	player = d.q[0];
+	app = d.q[1];
+	spin_lock_irq(&d.bfqd->lock);
+	bfq_wr_backlogged(d.bfqd, player, t, t, true);
+	KUNIT_EXPECT_EQ(test, player->wr.kind, BFQ_WR_INTERACTIVE);
+	int_end = t + player->wr.dur_ns;
+	bfq_wr_backlogged(d.bfqd, app, t, t, true);
+	/*
+	 * The player pauses 185 ms a frame: its think time is its samples'
+	 * cap, 2 slices. The application's batches come as far apart, but
+	 * it usually thinks one slice (its reads come back to back, then it
+	 * computes): the device's idling covers that, it stays interactive.
+	 */
+	player->think_ns = 2 * d.bfqd->tun.slice_idle_ns;
+	app->think_ns = d.bfqd->tun.slice_idle_ns;
+	for (i = 0; i < BFQ_SOFTRT_MIN_BATCHES; i++) {
+		bfq_wr_dispatched(player, 128);
+		bfq_wr_maybe_idle(d.bfqd, player, t + MS(15));
+		bfq_wr_dispatched(app, 128);
+		bfq_wr_maybe_idle(d.bfqd, app, t + MS(15));
+		KUNIT_EXPECT_EQ_MSG(test, player->wr.kind, BFQ_WR_INTERACTIVE,
+				    "batch %d", i);
+		t += MS(200);
+		bfq_wr_backlogged(d.bfqd, player, t, t, true);
+		bfq_wr_backlogged(d.bfqd, app, t, t, true);
+	}
+	KUNIT_EXPECT_EQ(test, player->wr.kind, BFQ_WR_SOFT_RT);
+	KUNIT_EXPECT_EQ(test, app->wr.kind, BFQ_WR_INTERACTIVE);
+	KUNIT_EXPECT_EQ(test, player->wr.coeff,
+			(unsigned int)BFQ_WR_SOFTRT_COEFF);
+	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts_queue(d.bfqd, player, app));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts_queue(d.bfqd, app, player));
+	/* No batch for longer than the soft raising: interactive again. */
+	t += MS(BFQ_WR_SOFTRT_DURATION_MS);
+	bfq_wr_selected(d.bfqd, player, t);
+	KUNIT_EXPECT_EQ(test, player->wr.kind, BFQ_WR_INTERACTIVE);
+	KUNIT_EXPECT_EQ(test, player->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	KUNIT_EXPECT_EQ(test, player->wr.start_ns + player->wr.dur_ns, int_end);
+	bfq_wr_selected(d.bfqd, player, int_end);
+	KUNIT_EXPECT_EQ(test, player->wr.coeff, 1U);
+	bfq_wr_queue_exit(d.bfqd, player);
+	bfq_wr_queue_exit(d.bfqd, app);
+	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.raised));
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * Rule 8: which processes may take the kept scheduler tags. The queue's
  * state is set as bfq-wr.c would leave it; idle times count back from the
  * time the process asks.
@@ -817,8 +889,8 @@ static const struct bfq_holds_back_case bfq_holds_back_cases[] = {
 	  BFQ_WR_NONE, true, false },
 	{ "the application's own request", true, 1, 3,
 	  BFQ_WR_INTERACTIVE, true, false },
-	{ "a soft real-time queue waits like the others", true, 1, 1,
-	  BFQ_WR_SOFT_RT, true, true },
+	{ "a player's frame does not wait", true, 1, 1,
+	  BFQ_WR_SOFT_RT, true, false },
 	{ "an application started seconds before waits (rule 10)", true, 1,
 	  1, BFQ_WR_INTERACTIVE, true, true, 2 * BFQ_WR_TOGETHER_MS },
 	{ "an application started together does not", true, 1, 1,
@@ -864,6 +936,53 @@ static void bfq_wr_holds_back_table(struct kunit *test)
 	/* A queue not raised as interactive leaves the time alone. */
 	bfq_wr_raised_io(d.bfqd, d.q[2], now);
 	KUNIT_EXPECT_EQ(test, bfq_wr_holds_back(d.bfqd, bfqq, now), c->held);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
+ * Rule 9, frames first: while a player had I/O within its raising's length,
+ * every other request waits for the device to empty, a starting
+ * application's too, where seeks cost; the player's own does not.
+ */
+static void bfq_wr_holds_back_frames(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *player, *app, *reader;
+	u64 now = MS(100000);
+	u64 later = now + MS(BFQ_WR_SOFTRT_DURATION_MS - 100);
+
+	bfq_wr_test_dev_init(test, &d);
+	player = d.q[0];
+	app = d.q[1];
+	reader = d.q[2];
+	spin_lock_irq(&d.bfqd->lock);
+	app->wr.idle = true;
+	app->wr.idle_since_ns = now - MS(60000);
+	bfq_wr_backlogged(d.bfqd, app, now - MS(100), now - MS(100), true);
+	KUNIT_ASSERT_EQ(test, app->wr.kind, BFQ_WR_INTERACTIVE);
+	bfq_wr_raised_io(d.bfqd, app, now - MS(1));
+	d.bfqd->rq_in_driver = 1;
+	/* No player: the application's request goes, the reader's waits. */
+	KUNIT_EXPECT_FALSE(test, bfq_wr_holds_back(d.bfqd, app, now));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_holds_back(d.bfqd, reader, now));
+	player->wr.kind = BFQ_WR_SOFT_RT;
+	player->wr.coeff = BFQ_WR_SOFTRT_COEFF;
+	bfq_wr_raised_io(d.bfqd, player, now - MS(100));
+	KUNIT_EXPECT_FALSE(test, bfq_wr_holds_back(d.bfqd, player, now));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_holds_back(d.bfqd, app, now));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_holds_back(d.bfqd, reader,
+						  now + MS(150)));
+	/* Past its raising's length without I/O, or the application's gap. */
+	KUNIT_EXPECT_FALSE(test, bfq_wr_holds_back(d.bfqd, reader, later));
+	/* Nothing in the device: nothing to wait behind. */
+	d.bfqd->rq_in_driver = 0;
+	KUNIT_EXPECT_FALSE(test, bfq_wr_holds_back(d.bfqd, app, now));
+	/* A device where seeks cost nothing: the application goes again. */
+	d.bfqd->rq_in_driver = 1;
+	d.bfqd->seek.known = BIT(0);
+	d.bfqd->seek.costly = 0;
+	KUNIT_EXPECT_FALSE(test, bfq_wr_holds_back(d.bfqd, app, now));
+	KUNIT_EXPECT_TRUE(test, bfq_wr_holds_back(d.bfqd, reader, now));
 	spin_unlock_irq(&d.bfqd->lock);
 }
 
@@ -1047,6 +1166,8 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
 	KUNIT_CASE(bfq_wr_queue_aside),
+	KUNIT_CASE(bfq_wr_queue_softrt_over_interactive),
+	KUNIT_CASE(bfq_wr_holds_back_frames),
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),

@@ -56,10 +56,20 @@
  *    One batch is not a pattern: a bulk reader that stalls once (CPU
  *    contention, a page fault) must not pass. A queue that arrives early
  *    starts counting again and keeps its raising only until it lapses.
- *    A queue raised as interactive keeps that raising: an application
- *    starting under load reads in short slow batches too, and a soft
- *    real-time raising lapsing after BFQ_WR_SOFTRT_DURATION_MS would end
- *    its start-up's raising with it.
+ *    A queue raised as interactive that keeps the pattern, and whose
+ *    process pauses longer than the device idles for it (bfq_wr_pauses_long():
+ *    its mean think time past its longest idle slice), is raised as soft
+ *    real time too: a player is a new process, raised as interactive for
+ *    seconds, and as such it is idled for after each batch (rule 5)
+ *    and waits for the turn in service, where its frames are due every
+ *    period (on the lab's disk, 64 KiB every 200 ms from a new player
+ *    every 2 s beside 5 on/off readers: 7 and 9 streams sustained on 6.12
+ *    and 6.1, the FIFO schedulers 16-18, most frames over 40 ms late from
+ *    the first stream on; docs/results/2026-12-03-exp5-softrt.md). The
+ *    interactive raising is only suspended: when the soft one lapses, it
+ *    goes on to its own end (an application starting under load reads in
+ *    short slow batches too, and must not lose its start-up's raising
+ *    with them).
  * 4. Bursts. Sync queues created less than BFQ_BURST_WINDOW_MS after the
  *    previous one form a burst (bfq_wr_burst_birth()); the burst ends when
  *    that window passes without a new queue. Once a burst counts
@@ -104,7 +114,10 @@
  * 7. Preemption. A raised queue that becomes backlogged while a queue of
  *    its class that is not raised holds the device ends that queue's turn
  *    (bfq_wr_coeff_preempts()): its request is the one a user waits for, and a
- *    bulk queue's turn can last timeout_sync. The preempted queue is
+ *    bulk queue's turn can last timeout_sync. A soft real-time queue ends
+ *    an interactively raised one's turn too: its frame is due now, and a
+ *    starting application's turn (or that of a reader that paused two
+ *    seconds, raised again) lasts as long. The preempted queue is
  *    charged only what it received and keeps its budget, so it is owed the
  *    rest and, with its finish time unchanged, is served again right after
  *    the raised queues: it waits at most one raised turn, itself bounded by
@@ -148,6 +161,15 @@
  *    weight would against the raised application, one BFQ_WR_COEFF-th,
  *    and the application's reads rarely meet it. A run-queue is
  *    scheduled for when the wait ends, as no completion may come.
+ *    A player's frames come first (bfq_wr_softrt_playing()): on a device
+ *    where seeks cost (bfq_rate_seek_costly()), while a soft real-time
+ *    queue had an arrival or completion within BFQ_WR_SOFTRT_DURATION_MS,
+ *    every other queue's request, the latest start-up's included, goes to
+ *    the device only when it holds nothing. A late frame is a glitch, a
+ *    slower start-up a delay; and a frame that found five readers'
+ *    requests ahead in the lab's disk waited five seeks (40-140 ms
+ *    where one request ahead costs about 40). On an SSD a request ahead
+ *    costs a frame little, and the others keep the device's parallelism.
  * 10. The latest start-up first. Two applications started seconds apart are
  *    not alike to the user: the one started last is the one waited for now,
  *    and the earlier one has had its raised service meanwhile. Nor is every
@@ -369,20 +391,23 @@ enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
 		return BFQ_WR_NONE;
 	if (a->now_ns - a->idle_since_ns >= BFQ_WR_MIN_IDLE_MS * NSEC_PER_MSEC)
 		return BFQ_WR_INTERACTIVE;
-	if (a->softrt_batches >= BFQ_SOFTRT_MIN_BATCHES && !a->interactive)
+	if (a->softrt_batches >= BFQ_SOFTRT_MIN_BATCHES &&
+	    (!a->interactive || a->pauses_long))
 		return BFQ_WR_SOFT_RT;
 	return BFQ_WR_NONE;
 }
 
 /*
  * Rule 7: whether a queue raised by @new_coeff that becomes backlogged
- * ends the turn of a queue raised by @in_service_coeff (1: not raised).
- * Only across one class: between classes the service layer's order rules.
+ * ends the turn of a queue raised by @in_service_coeff (1: not raised):
+ * a raised one over one not raised, a soft real-time one over an
+ * interactive one too. Only across one class: between classes the
+ * service layer's order rules.
  */
 bool bfq_wr_coeff_preempts(unsigned int new_coeff,
 			   unsigned int in_service_coeff, bool same_class)
 {
-	return same_class && new_coeff > 1 && in_service_coeff == 1;
+	return same_class && new_coeff > in_service_coeff;
 }
 
 /*
@@ -548,6 +573,13 @@ static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
 		bfqd->wr.nr_raised++;
 	}
+	/* Rule 3: an interactive raising resumes when a soft one lapses. */
+	if (kind == BFQ_WR_INTERACTIVE) {
+		wr->int_dur_ns = 0;
+	} else if (wr->coeff > 1 && wr->kind == BFQ_WR_INTERACTIVE) {
+		wr->int_start_ns = wr->start_ns;
+		wr->int_dur_ns = wr->dur_ns;
+	}
 	wr->kind = kind;
 	wr->start_ns = now_ns;
 	wr->greedy_turns = 0;
@@ -591,12 +623,38 @@ static void bfq_wr_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	wr->coeff = 1;
 	wr->kind = BFQ_WR_NONE;
 	wr->aside = false;
+	wr->int_dur_ns = 0;
 	bfq_queue_apply_weight(bfqq);
 	trace_bfq_wr_end(bfq_dev(bfqd), bfqq->pid, why, raised_ms);
 	bfq_log(bfqd, bfqq, "wr end reason=%d after=%llums", why, raised_ms);
 }
 
-/* Rules 1, 3 and 6: end a raising that is over. */
+/* Raise @bfqq as @kind for what is left of a raising begun elsewhere. */
+static void bfq_wr_resume(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  enum bfq_wr_kind kind, unsigned int coeff,
+			  u64 start_ns, u64 dur_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+
+	if (wr->coeff == 1) {
+		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
+		bfqd->wr.nr_raised++;
+	}
+	wr->kind = kind;
+	wr->coeff = coeff;
+	wr->start_ns = start_ns;
+	wr->dur_ns = dur_ns;
+	wr->greedy_turns = 0;
+	wr->paced_ns = 0;
+	wr->aside = false;
+	wr->int_dur_ns = 0;
+	bfq_queue_apply_weight(bfqq);
+}
+
+/*
+ * Rules 1, 3 and 6: end a raising that is over; a soft real-time raising
+ * that lapses gives back the interactive one it suspended, if that runs.
+ */
 static void bfq_wr_check_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     u64 now_ns)
 {
@@ -604,12 +662,24 @@ static void bfq_wr_check_end(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	if (wr->coeff == 1)
 		return;
-	if (!bfq_wr_enabled(bfqd))
+	if (!bfq_wr_enabled(bfqd)) {
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_OFF, now_ns);
-	else if (!bfq_wr_raisable(bfqq))
+		return;
+	}
+	if (!bfq_wr_raisable(bfqq)) {
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_CLASS, now_ns);
-	else if (now_ns - wr->start_ns >= wr->dur_ns)
+		return;
+	}
+	if (now_ns - wr->start_ns < wr->dur_ns)
+		return;
+	if (!wr->int_dur_ns || now_ns - wr->int_start_ns >= wr->int_dur_ns) {
 		bfq_wr_end(bfqd, bfqq, BFQ_WR_END_EXPIRED, now_ns);
+		return;
+	}
+	bfq_wr_resume(bfqd, bfqq, BFQ_WR_INTERACTIVE, BFQ_WR_COEFF,
+		      wr->int_start_ns, wr->int_dur_ns);
+	trace_bfq_wr_start(bfq_dev(bfqd), bfqq->pid, false, wr->coeff,
+			   bfq_wr_left_ms(bfqq, now_ns));
 }
 
 /* Empty the list of the current burst's members. */
@@ -671,27 +741,6 @@ void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s)
 	s->wr_coeff = bfqq->wr.coeff;
 	s->wr_start_ns = bfqq->wr.start_ns;
 	s->wr_dur_ns = bfqq->wr.dur_ns;
-}
-
-/* Raise @bfqq as @kind for what is left of a raising begun elsewhere. */
-static void bfq_wr_resume(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			  enum bfq_wr_kind kind, unsigned int coeff,
-			  u64 start_ns, u64 dur_ns)
-{
-	struct bfq_wr_queue *wr = &bfqq->wr;
-
-	if (wr->coeff == 1) {
-		list_add_tail(&wr->raised_node, &bfqd->wr.raised);
-		bfqd->wr.nr_raised++;
-	}
-	wr->kind = kind;
-	wr->coeff = coeff;
-	wr->start_ns = start_ns;
-	wr->dur_ns = dur_ns;
-	wr->greedy_turns = 0;
-	wr->paced_ns = 0;
-	wr->aside = false;
-	bfq_queue_apply_weight(bfqq);
 }
 
 /*
@@ -775,6 +824,8 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (!bfqq->sync)
 		return;
 	a.interactive = wr->kind == BFQ_WR_INTERACTIVE;
+	a.pauses_long = bfq_wr_pauses_long(bfqq->think_ns,
+					   READ_ONCE(bfqd->tun.slice_idle_ns));
 	if (wr->idle && !paused)	/* asked before it went idle: early */
 		wr->softrt_batches = 0;
 	else
@@ -944,18 +995,35 @@ static bool bfq_wr_app_reading(struct bfq_data *bfqd, u64 now_ns)
 }
 
 /*
+ * Rule 9: whether a soft real-time queue had I/O within its raising's
+ * length, on a device where one request ahead costs a frame a seek.
+ */
+static bool bfq_wr_softrt_playing(struct bfq_data *bfqd, u64 now_ns)
+{
+	u64 last = bfqd->wr.softrt_io_ns;
+
+	return last && bfq_wr_enabled(bfqd) &&
+	       now_ns - last < (u64)BFQ_WR_SOFTRT_DURATION_MS * NSEC_PER_MSEC &&
+	       bfq_rate_seek_costly(&bfqd->seek);
+}
+
+/*
  * Rule 9: whether a request of @bfqq must wait for the device to empty
- * because an application starting reads between its own requests, at
- * @now_ns (the dispatch's clock reading).
+ * because an application starting reads between its own requests, or a
+ * player's next frame is near, at @now_ns (the dispatch's clock reading).
  */
 bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns)
 {
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfqd->rq_in_driver || bfq_wr_of_latest_startup(bfqd, bfqq))
+	if (!bfqd->rq_in_driver || bfqq->wr.kind == BFQ_WR_SOFT_RT)
 		return false;
-	return bfq_wr_app_reading(bfqd, now_ns);
+	/* A frame before a start-up: a glitch is seen, a delay is not. */
+	if (bfq_wr_softrt_playing(bfqd, now_ns))
+		return true;
+	return !bfq_wr_of_latest_startup(bfqd, bfqq) &&
+	       bfq_wr_app_reading(bfqd, now_ns);
 }
 
 /*
