@@ -11,7 +11,9 @@
 #                      80 min)
 #   lab/KVER/...       the lab's quick run on the disk model (make lab
 #                      QUICK=1: calibration, one share and one start-up
-#                      case with their guards); BENCH_LAB=0 leaves it out
+#                      case with their guards), then experiment 5's video
+#                      streams under -icount (tests/lab/quick-video.sh, its
+#                      guards; about 10 min); BENCH_LAB=0 leaves both out
 #   bench/KVER/NAME    scripts/bench/run.sh KVER NAME for each NAME of
 #                      BENCH_RUNS (default "tput bursts cgshare"; latency,
 #                      the whole start-up/soft real-time/throughput table of
@@ -150,6 +152,27 @@ if [ "${BENCH_LAB:-1}" = 1 ] && ! grep -q '^FAIL: bench/.*/build' "$all"; then
 		echo
 		echo '```'
 		grep -vE '^(== |make)' "$logdir/lab.log" | head -n 80
+		echo '```'
+		echo
+	} >> "$body"
+	# Experiment 5's streams and late frames under -icount (the disk
+	# model's timers on time), with its regression guards.
+	echo "== lab/$KVER: scripts/lab.sh $KVER quick-video (-icount)"
+	s=$SECONDS
+	VM_ICOUNT=${VM_ICOUNT-shift=0,sleep=off} VM_SMP=${VM_SMP:-1} \
+		"$BFQ_TOP/scripts/lab.sh" "$KVER" quick-video > "$logdir/lab-video.log" 2>&1 &&
+		rc=0 || rc=$?
+	took=$((SECONDS - s))
+	verdict "lab/$KVER" $rc "build/$KVER/results/lab.txt" > "$logdir/lab-video.verdict"
+	cat "$logdir/lab-video.verdict"
+	echo "| the lab's video streams (quick-video, -icount) | $took s | $(grep -c '^PASS' "$logdir/lab-video.verdict") passed, $(grep -c '^FAIL' "$logdir/lab-video.verdict") failed |" >> "$steps"
+	glog=$(sed -n 's/.*guest log: \([^;]*\.log\).*/\1/p' "$logdir/lab-video.log" | tail -1)
+	{
+		echo "## Experiment 5 on the disk model, under -icount"
+		echo
+		echo '```'
+		grep -vE '^(== |make)' "$logdir/lab-video.log" | head -n 40
+		[ -f "$glog" ] && sed -n 's/^\[quick-video\] \(ok: \|not ok: \|bound \)/\1/p' "$glog"
 		echo '```'
 		echo
 	} >> "$body"
