@@ -1954,6 +1954,38 @@ static bool bfq_budget_left_for(struct bfq_queue *bfqq, struct request *rq)
 	       entity->budget_sectors;
 }
 
+/*
+ * Rule 9 of bfq-wr.c: whether @rq of @bfqq, at @now_ns, waits for a
+ * player's frame due before it would leave the empty device (a request in
+ * the device already holds the others back: bfq_wr_holds_back()). A queue
+ * is held so for its fifo_expire time at most since its first wait (reset
+ * at its next dispatch): players whose frames leave no gap long enough
+ * delay its requests by that much. Its age does not count: a reader that
+ * waited its turn behind others must not go just as a frame is due. No
+ * completion will run the queue again: kblockd does when the wait ends, or
+ * the frame's insertion sooner.
+ */
+static bool bfq_frame_waits(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    struct request *rq, u64 now_ns)
+{
+	u64 left, *held = &bfqq->wr.frame_held_ns;
+
+	if (!bfqd->wr.softrt_io_ns || bfqd->rq_in_driver)
+		return false;
+	left = bfq_wr_frame_wait(bfqd, bfqq, blk_rq_sectors(rq), now_ns);
+	if (!left)
+		return false;
+	if (!*held || now_ns < *held)
+		*held = now_ns;
+	else if (now_ns - *held >= bfq_fifo_expire_ms(bfqd, rq) * NSEC_PER_MSEC)
+		return false;
+	bfq_log(bfqd, bfqq, "waits %llu us for a frame",
+		div_u64(left, NSEC_PER_USEC));
+	blk_mq_delay_run_hw_queues(bfqd->queue,
+				   DIV_ROUND_UP_ULL(left, NSEC_PER_MSEC));
+	return true;
+}
+
 /* Take @rq out of @bfqq for the device, at @now_ns. */
 static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    struct request *rq, u64 now_ns)
@@ -2019,8 +2051,12 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 		return NULL;
 	}
 	rq = bfq_choose_rq(bfqd, bfqq);
-	/* Design note 8: writeback in the device is bounded in time. */
-	if (bfq_async_waits(bfqd, bfqq, rq, now_ns)) {
+	/*
+	 * Design note 8: writeback in the device is bounded in time; rule 9
+	 * of bfq-wr.c: a player's frame due soon finds the device empty.
+	 */
+	if (bfq_async_waits(bfqd, bfqq, rq, now_ns) ||
+	    bfq_frame_waits(bfqd, bfqq, rq, now_ns)) {
 		bfqd->kick_on_finish = true;
 		return NULL;
 	}
@@ -2032,6 +2068,40 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
 			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
 	return rq;
+}
+
+/*
+ * Rule 9 of bfq-wr.c: while @cur, in service, is held for a player's
+ * frame, the first request of a sync queue the rule does not hold (its
+ * process pauses long or has had nothing served yet), dispatched as
+ * injected (paid at the queue's next turn), or NULL. Every allocated
+ * queue is looked at, only while a player plays on a disk and the turn
+ * in service waits.
+ */
+static struct request *bfq_dispatch_unheld(struct bfq_data *bfqd,
+					   struct bfq_queue *cur, u64 now_ns)
+{
+	struct bfq_queue *bfqq;
+	struct request *rq;
+
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+		if (bfqq == cur || !bfqq->nr_queued || !bfqq->sync ||
+		    (bfqq->ioprio_class == BFQ_CLASS_IDLE &&
+		     cur->ioprio_class != BFQ_CLASS_IDLE) ||
+		    !bfq_wr_frame_exempt(bfqd, bfqq))
+			continue;
+		rq = bfq_choose_rq(bfqd, bfqq);
+		bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
+		bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
+		rq_state_set(rq, BFQ_RQ_INJECTED, true);
+		bfq_log(bfqd, bfqq, "%u sectors while bfq%d waits for a frame",
+			blk_rq_sectors(rq), cur->pid);
+		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+				   blk_rq_sectors(rq), bfqq->inj.debt_sectors,
+				   0);
+		return rq;
+	}
+	return NULL;
 }
 
 /*
@@ -2087,6 +2157,13 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 			bfqd->kick_on_finish = true;
 			return NULL;
 		}
+		/*
+		 * Rule 9 of bfq-wr.c: a player's frame due soon finds the
+		 * device empty; meanwhile a process that sends one request
+		 * and waits for it (a new player's first frames) may go.
+		 */
+		if (bfq_frame_waits(bfqd, bfqq, rq, now_ns))
+			return bfq_dispatch_unheld(bfqd, bfqq, now_ns);
 		/* Rule 5 of bfq-inject.c: an idle actuator's request first. */
 		if (bfqd->ranges.nr > 1) {
 			unsigned int i = bfq_inject_range_of(&bfqd->ranges,

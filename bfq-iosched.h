@@ -136,6 +136,8 @@ struct bfq_wr_queue {
 	u64 busy_since_ns;		/* start of the last busy period */
 	u64 busy_sectors;		/* dispatched since busy_since_ns */
 	u64 softrt_next_start_ns;	/* earliest soft real-time arrival */
+	u64 period_ns;			/* mean gap of arrivals from idle */
+	u64 frame_held_ns;		/* rule 9: first held for a frame */
 	unsigned int softrt_batches;	/* batches in a row that kept it */
 
 	enum bfq_burst_member burst;
@@ -836,6 +838,9 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
+bool bfq_wr_frame_exempt(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
+u64 bfq_wr_frame_wait(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		      unsigned int sectors, u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
 bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns);

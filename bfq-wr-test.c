@@ -987,6 +987,78 @@ static void bfq_wr_holds_back_frames(struct kunit *test)
 }
 
 /*
+ * Rule 9, a player's next frame: its period learnt from its arrivals, a
+ * reader's request that would still hold the empty device when the frame
+ * is due (its measured cost and a quarter) waits until a quarter of that
+ * cost past the due time; one that leaves the device before, the player's
+ * own, one past that time, one of a size never timed, one of a queue
+ * never served or whose process pauses long, and any once the frame came
+ * or the player paused longer than its raising, go.
+ */
+static void bfq_wr_frame_wait_times(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *player, *reader;
+	u64 t = MS(100000), cost = MS(20), due;
+	int i;
+
+	bfq_wr_test_dev_init(test, &d);
+	player = d.q[0];
+	reader = d.q[2];
+	/* A far 128 KiB request takes 20 ms alone (16 samples: known). */
+	d.bfqd->seek.far_n[8] = 16;
+	d.bfqd->seek.far_ns[8] = cost;
+	spin_lock_irq(&d.bfqd->lock);
+	player->wr.idle = true;
+	player->wr.idle_since_ns = t - MS(60000);
+	for (i = 0; i < 10; i++, t += MS(200)) {
+		bfq_wr_backlogged(d.bfqd, player, t, t, true);
+		bfq_wr_maybe_idle(d.bfqd, player, t + MS(15));
+	}
+	t -= MS(200);
+	KUNIT_EXPECT_EQ(test, player->wr.period_ns, MS(200));
+	bfq_wr_start(d.bfqd, player, BFQ_WR_SOFT_RT, true, t);
+	bfq_wr_raised_io(d.bfqd, player, t + MS(15));
+	due = t + MS(200);
+	/* The reader has been served and reads back to back. */
+	reader->last_done_ns = t;
+	reader->think_ns = (100 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due - MS(26)), 0ULL);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due - MS(24)), MS(29));
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due - MS(10)), MS(15));
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due + MS(4)), MS(1));
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due + MS(5)), 0ULL);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, player, 256,
+						due - MS(10)), 0ULL);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 8,
+						due - MS(10)), 0ULL);
+	/* Nothing of its own served yet, or a process that pauses long. */
+	reader->last_done_ns = 0;
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due - MS(10)), 0ULL);
+	reader->last_done_ns = t;
+	reader->think_ns = MS(20);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256,
+						due - MS(10)), 0ULL);
+	reader->think_ns = (100 * NSEC_PER_USEC);
+	/* The frame came: nothing to wait for until the next one. */
+	bfq_wr_backlogged(d.bfqd, player, due - MS(1), due - MS(1), true);
+	KUNIT_EXPECT_EQ(test, bfq_wr_frame_wait(d.bfqd, reader, 256, due),
+			0ULL);
+	/* A pause longer than a soft real-time raising: no period. */
+	bfq_wr_maybe_idle(d.bfqd, player, due + MS(14));
+	t = due - MS(1) + MS(BFQ_WR_SOFTRT_DURATION_MS + 1);
+	bfq_wr_backlogged(d.bfqd, player, t, t, true);
+	KUNIT_EXPECT_EQ(test, player->wr.period_ns, 0ULL);
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * Rule 9, writeback: while an application starts, an async request waits
  * BFQ_WR_COEFF times the transfer of the one sent before it at the peak
  * rate (BFQ_WR_APP_GAP_MS before the rate is known); sync requests, and
@@ -1168,6 +1240,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_aside),
 	KUNIT_CASE(bfq_wr_queue_softrt_over_interactive),
 	KUNIT_CASE(bfq_wr_holds_back_frames),
+	KUNIT_CASE(bfq_wr_frame_wait_times),
 	KUNIT_CASE_PARAM(bfq_wr_tag_reserve_table, bfq_tag_reserve_gen_params),
 	KUNIT_CASE(bfq_wr_queue_asked_time),
 	KUNIT_CASE_PARAM(bfq_wr_holds_back_table, bfq_holds_back_gen_params),

@@ -170,6 +170,26 @@
  *    requests ahead in the lab's disk waited five seeks (40-140 ms
  *    where one request ahead costs about 40). On an SSD a request ahead
  *    costs a frame little, and the others keep the device's parallelism.
+ *    Nor does a request go into the empty device if it would still be
+ *    there when a player's next frame is due (bfq_wr_frame_wait()): the
+ *    frame is due a period after the player's last one (its mean gap
+ *    between arrivals), the request's cost is what a far request of its
+ *    size took the device alone (bfq-rate.c rule 2) and a quarter more,
+ *    and it waits until the frame comes, or a quarter of that cost past
+ *    the due time, when the frame is taken as skipped. A frame that found
+ *    one reader's 128 KiB read just sent to the lab's disk waited its two
+ *    long seeks, ~42 ms; frames were late mostly in the seconds the
+ *    readers read. Only processes that keep the device busy are held: one
+ *    that sends a request and waits for it (it pauses longer than the
+ *    device would idle for it, or nothing of its queue has been served
+ *    yet: a new player's first frames, a starting application's first
+ *    read) goes, even while the turn in service is held
+ *    (bfq_wr_frame_exempt(); bfq-iosched.c, bfq_dispatch_unheld()): a
+ *    new player among five raised readers lost its frames, more than 1 s
+ *    late, while the readers' held turns kept it out. The others get the
+ *    gaps between frames long enough for their requests; where the frames
+ *    leave none, a queue is held no longer than its fifo_expire time
+ *    since it was first held (bfq-iosched.c, bfq_frame_waits()).
  * 10. The latest start-up first. Two applications started seconds apart are
  *    not alike to the user: the one started last is the one waited for now,
  *    and the earlier one has had its raised service meanwhile. Nor is every
@@ -796,6 +816,27 @@ void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
+ * Rule 9, a player's next frame: @wr, idle, has an arrival at @now_ns. Its
+ * period is the mean gap between the starts of its busy periods, a new
+ * gap weighing an eighth (a skipped frame moves it by an eighth of a
+ * period); a gap longer than a soft real-time raising lasts makes it
+ * unknown (0): no frame is expected then.
+ */
+static void bfq_wr_period_sample(struct bfq_wr_queue *wr, u64 now_ns)
+{
+	u64 gap = now_ns - wr->busy_since_ns;
+
+	if (!wr->busy_since_ns || now_ns < wr->busy_since_ns ||
+	    gap > (u64)BFQ_WR_SOFTRT_DURATION_MS * NSEC_PER_MSEC)
+		wr->period_ns = 0;
+	else if (!wr->period_ns)
+		wr->period_ns = gap;
+	else
+		wr->period_ns = wr->period_ns - (wr->period_ns >> 3) +
+				(gap >> 3);
+}
+
+/*
  * Rules 1 and 3: @bfqq became backlogged at @now_ns, from idle or from
  * serving requests still in the device; its process asked for the request
  * at @asked_ns (earlier when it waited for a scheduler tag: rule 8). The
@@ -837,6 +878,7 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		kind = bfq_wr_choose(&a);
 	wr->seen_busy = true;
 	if (wr->idle) {
+		bfq_wr_period_sample(wr, now_ns);
 		wr->idle = false;
 		wr->busy_since_ns = now_ns;
 		wr->busy_sectors = 0;
@@ -845,10 +887,11 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_wr_start(bfqd, bfqq, kind, read, now_ns);
 }
 
-/* Rule 3: @sectors of @bfqq left for the device. */
+/* Rules 3 and 9: @sectors of @bfqq left for the device. */
 void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors)
 {
 	bfqq->wr.busy_sectors += sectors;
+	bfqq->wr.frame_held_ns = 0;
 }
 
 /*
@@ -1024,6 +1067,65 @@ bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		return true;
 	return !bfq_wr_of_latest_startup(bfqd, bfqq) &&
 	       bfq_wr_app_reading(bfqd, now_ns);
+}
+
+/*
+ * Rule 9, a player's next frame: whether @bfqq's requests go whatever the
+ * players' next frames: a player's own, and those of a process that sends
+ * a request and waits for it (it pauses longer than the device would idle
+ * for it, or its queue has had nothing served yet).
+ */
+bool bfq_wr_frame_exempt(struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	return bfqq->wr.kind == BFQ_WR_SOFT_RT || !bfqq->last_done_ns ||
+	       bfq_wr_pauses_long(bfqq->think_ns,
+				  READ_ONCE(bfqd->tun.slice_idle_ns));
+}
+
+/*
+ * Rule 9, a player's next frame: how long a request of @sectors of @bfqq,
+ * about to go into the empty device at @now_ns, waits for a soft real-time
+ * queue's frame due before the request would leave the device (0: it may
+ * go). Only a process that keeps the device busy is held: one that pauses
+ * longer than the device would idle for it, or whose queue has had no
+ * request served yet (a player not yet recognised as one, a new
+ * application's first read), sends one request and waits for it. The
+ * request's cost is what a far request of its size took the device
+ * alone, and a quarter more: on the lab's disk the slowest of them took
+ * 1.3 times the mean (a rotation on top of the seek). A frame is due a
+ * period after its queue's last arrival and is waited for until a
+ * quarter of the mean cost past that, then taken as skipped: holding
+ * longer would not help such a frame, which would come to a request that
+ * leaves the device sooner than the held one would have.
+ */
+u64 bfq_wr_frame_wait(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		      unsigned int sectors, u64 now_ns)
+{
+	const struct bfq_queue *p;
+	u64 cost, wait = 0;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	if (bfq_wr_frame_exempt(bfqd, bfqq) ||
+	    !bfq_wr_softrt_playing(bfqd, now_ns))
+		return 0;
+	cost = bfq_rate_seek_far_ns(&bfqd->seek, sectors);
+	if (!cost)
+		return 0;
+	list_for_each_entry(p, &bfqd->wr.raised, wr.raised_node) {
+		u64 due, until;
+
+		if (p->wr.kind != BFQ_WR_SOFT_RT || !p->wr.idle ||
+		    !p->wr.period_ns)
+			continue;
+		due = p->wr.busy_since_ns + p->wr.period_ns;
+		until = due + cost / 4;
+		if (now_ns >= until || now_ns + cost + cost / 4 <= due)
+			continue;
+		if (!wait || until - now_ns < wait)
+			wait = until - now_ns;
+	}
+	return wait;
 }
 
 /*
