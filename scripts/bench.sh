@@ -13,7 +13,7 @@
 #                      QUICK=1: calibration, one share and one start-up
 #                      case with their guards), then experiment 5's video
 #                      streams under -icount (tests/lab/quick-video.sh, its
-#                      guards; about 10 min); BENCH_LAB=0 leaves both out
+#                      guards; about a minute); BENCH_LAB=0 leaves both out
 #   bench/KVER/NAME    scripts/bench/run.sh KVER NAME for each NAME of
 #                      BENCH_RUNS (default "tput bursts cgshare"; latency,
 #                      the whole start-up/soft real-time/throughput table of

@@ -21,8 +21,8 @@
 # scheduler's streams with at most half its part of frames more than
 # 40 ms late, and reports issue 40's bounds (at least as many streams,
 # at most 1% late in every sustained interval). Measured spread in
-# docs/results/2026-12-03-exp5-softrt.md: ours 14-17 where the best other
-# got 15-16; ours 21-29% late, the FIFO schedulers 76-80%.
+# docs/results/2026-12-07-exp5-next-frame.md: ours 15-19 where the best
+# other got 16; ours 8-15% late, the FIFO schedulers 76-81%.
 #
 # On a real disk: LAB_DEV=sdX sh exp5-video.sh (labload beside it).
 # vmtest-timeout: 600
