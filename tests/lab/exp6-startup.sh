@@ -132,7 +132,7 @@ printf '%-5s %-12s %-10s %10s %8s %8s %5s %8s %8s\n' device sched workload start
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 for model in $MODELS; do
 	lab_start -m $model
-	fs || { echo "BENCH-ERROR no filesystem on $DEV"; lab_stop; continue; }
+	fs || { fail "BENCH-ERROR no filesystem on $DEV"; lab_stop; continue; }
 	for k in idle $KINDS; do
 		for s in $(lab_scheds); do
 			set -- $(cell $s $k)

@@ -54,6 +54,17 @@ lab_stop() {
 		sleep 0.2
 	done
 	[ -s /tmp/lab-stats ] && echo "model: $(cat /tmp/lab-stats)"
+	# The client clears the device's socket as it exits: done after the
+	# next model attached, it cut that one off (6.1, exp6's second model:
+	# "no filesystem on nbd0"). Wait for both processes to be gone.
+	for i in $(seq 50); do
+		alive=
+		for p in $(cat /tmp/lab-pids 2>/dev/null); do
+			kill -0 "$p" 2>/dev/null && alive=1
+		done
+		[ -n "$alive" ] || break
+		sleep 0.1
+	done
 	return 0
 }
 
