@@ -75,8 +75,35 @@ static void bfq_budget_time_charge_table(struct kunit *test)
 						     c->timeout_ms), c->charge);
 }
 
+/*
+ * Rule 1, first turns: a sync queue nothing of which has completed gets
+ * its first request as budget, and is told so; a queue served before, or
+ * with a budget, keeps it; an async queue, or a budget never set on a
+ * queue served before, gets max_budget.
+ */
+static void bfq_budget_first_turn(struct kunit *test)
+{
+	bool first = false;
+
+	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, false, 128,
+						 &first), 128U);
+	KUNIT_EXPECT_TRUE(test, first);
+	first = false;
+	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, false, 0,
+						 &first), 1U);
+	first = false;
+	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, true, 128,
+						 &first), 1024U);
+	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, false, false, 128,
+						 &first), 1024U);
+	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 300, true, false, 128,
+						 &first), 300U);
+	KUNIT_EXPECT_FALSE(test, first);
+}
+
 static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_budget_next_table, bfq_budget_gen_params),
+	KUNIT_CASE(bfq_budget_first_turn),
 	KUNIT_CASE_PARAM(bfq_budget_time_charge_table,
 			 bfq_time_charge_gen_params),
 	{}

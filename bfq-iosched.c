@@ -1014,8 +1014,12 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 	if (bfqq->nr_queued > 1)
 		return;
-	if (!bfqq->entity.budget_sectors || !bfqq->sync)
-		bfqq->entity.budget_sectors = bfq_max_budget(bfqd);
+	/* Rule 1 of bfq-budget.c: a new sync queue's first turn. */
+	bfqq->entity.budget_sectors =
+		bfq_budget_on_busy(bfq_max_budget(bfqd),
+				   bfqq->entity.budget_sectors, bfqq->sync,
+				   bfqq->last_done_ns, blk_rq_sectors(rq),
+				   &bfqq->first_budget);
 	bfq_queue_backlogged(bfqd, bfqq, rq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqq->entity, bfq_max_budget(bfqd));
@@ -1855,12 +1859,14 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		      bfq_waker_time_charge(bfqd, max_budget, turn_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
-	if (bfqq->sync)
+	/* Rule 1 of bfq-budget.c: a first turn used up, max_budget next. */
+	if (bfqq->sync && !(bfqq->first_budget && why == BFQ_EXP_BUDGET))
 		entity->budget_sectors = bfq_budget_next(max_budget,
 							 entity->budget_sectors,
 							 served, why);
 	else
 		entity->budget_sectors = max_budget;
+	bfqq->first_budget = false;
 	trace_bfq_expire(bfq_dev(bfqd), bfqq->pid, why, served, charge,
 			 entity->budget_sectors);
 	bfq_log(bfqd, bfqq, "expire %s served=%u charge=%u next_budget=%u",

@@ -226,6 +226,8 @@ struct bfq_queue {
 	u64 last_done_ns;		/* its last completion */
 	u64 think_ns;			/* mean completion-to-next-request gap */
 
+	/* Its first turn's budget was its first request (bfq_add_request). */
+	bool first_budget;
 	/* In bfq_data.busy_sync: backlogged, in service or in the device. */
 	bool busy;
 	enum bfq_class busy_class;
@@ -733,6 +735,9 @@ bool bfq_sched_higher_class_waits(const struct bfq_sched_data *root);
 unsigned int bfq_entity_ioprio_weight(unsigned int level);
 
 /* bfq-budget.c: budget feedback and turn charges. */
+unsigned int bfq_budget_on_busy(unsigned int max_budget, unsigned int budget,
+				bool sync, bool served, unsigned int rq_sectors,
+				bool *first);
 unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
 unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
