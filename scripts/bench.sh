@@ -238,7 +238,7 @@ dirty=$(git status --porcelain -- 'bfq-*' Makefile Kconfig tests scripts 2>/dev/
 	echo "- Commit: $commit${dirty:+ (with uncommitted changes)}"
 	echo "- Kernel: Debian $release under QEMU/TCG (2 vCPUs)"
 	echo "- Host: $(nproc) cores; load $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-	echo "- Command: \`make bench KVER=$KVER\`${BENCH_VM+ BENCH_VM=\"$BENCH_VM\"}${BENCH_RUNS+ BENCH_RUNS=\"$BENCH_RUNS\"}${BENCH_ROUNDS:+ BENCH_ROUNDS=$BENCH_ROUNDS}"
+	echo "- Command: \`make bench KVER=$KVER\`${BENCH_VM+ BENCH_VM=\"$BENCH_VM\"}${BENCH_RUNS+ BENCH_RUNS=\"$BENCH_RUNS\"}${BENCH_ROUNDS:+ BENCH_ROUNDS=$BENCH_ROUNDS}${BENCH_PSYNC:+ BENCH_PSYNC=$BENCH_PSYNC}${BENCH_LAB:+ BENCH_LAB=$BENCH_LAB}"
 	echo "- Wall time: $((SECONDS - t0)) s"
 	echo "- Result: $passed passed, $failed failed"
 	echo
