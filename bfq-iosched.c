@@ -2032,6 +2032,21 @@ static struct request *bfq_dispatch_range(struct bfq_data *bfqd,
 }
 
 /*
+ * @rq of @bfqq goes to the device while @cur is in service: as injected,
+ * its sectors paid at @bfqq's next turn (bfq-inject.c).
+ */
+static void bfq_dispatch_beside(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				struct bfq_queue *cur, struct request *rq,
+				u64 now_ns)
+{
+	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
+	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
+	rq_state_set(rq, BFQ_RQ_INJECTED, true);
+	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
+}
+
+/*
  * While the device idles for @cur: a request of another queue, if
  * bfq-inject.c finds one worth dispatching, else NULL.
  */
@@ -2066,13 +2081,9 @@ static struct request *bfq_dispatch_injected(struct bfq_data *bfqd,
 		bfqd->kick_on_finish = true;
 		return NULL;
 	}
-	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
-	bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
-	rq_state_set(rq, BFQ_RQ_INJECTED, true);
+	bfq_dispatch_beside(bfqd, bfqq, cur, rq, now_ns);
 	bfq_log(bfqd, bfqq, "injected %u sectors while idling for bfq%d",
 		blk_rq_sectors(rq), cur->pid);
-	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
-			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
 	return rq;
 }
 
@@ -2097,14 +2108,9 @@ static struct request *bfq_dispatch_unheld(struct bfq_data *bfqd,
 		    !bfq_wr_frame_exempt(bfqd, bfqq))
 			continue;
 		rq = bfq_choose_rq(bfqd, bfqq);
-		bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
-		bfq_inject_dispatched(bfqd, bfqq, cur, blk_rq_sectors(rq));
-		rq_state_set(rq, BFQ_RQ_INJECTED, true);
+		bfq_dispatch_beside(bfqd, bfqq, cur, rq, now_ns);
 		bfq_log(bfqd, bfqq, "%u sectors while bfq%d waits for a frame",
 			blk_rq_sectors(rq), cur->pid);
-		trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
-				   blk_rq_sectors(rq), bfqq->inj.debt_sectors,
-				   0);
 		return rq;
 	}
 	return NULL;
