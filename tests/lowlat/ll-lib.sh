@@ -25,7 +25,7 @@
 #   ll_startups KIND N       N start-ups under one run of KIND (started
 #                            LL_LEAD s before the first), caches dropped
 #                            before each; prints their ms, one a line
-#   ll_startup_warm KIND     the same with the files cached: the CPU's part
+#   ll_startup_warm KIND [N] the same with the files cached: the CPU's part
 #   ll_video KIND SECS       the same with the periodic reader; prints
 #                            "frames late worst_ms"
 #   ll_tput KIND SECS        KIND alone; prints the device's MB/s over SECS
@@ -260,17 +260,21 @@ ll_startups() {
 	ll_bg_stop
 }
 
-# ll_startup_warm KIND: the control: the same start-up with its files
+# ll_startup_warm KIND [N]: the control: the same start-up with its files
 # cached (no I/O of its own), so that what KIND costs it is only CPU time
 # (TCG: the background's null_blk copies and fio run on the same vCPUs).
+# N runs (default 1) under one run of KIND; prints their ms, one a line.
 ll_startup_warm() {
-	local out
+	local out i=0
 	ll_app startup "$LL_MNT" >/dev/null
 	ll_bg_start "$1" || return 1
 	[ "$1" = idle ] || sleep "$LL_LEAD"
-	out=$(ll_app startup "$LL_MNT" $((LL_CAP * 1000)))
+	while [ $i -lt "${2:-1}" ]; do
+		out=$(ll_app startup "$LL_MNT" $((LL_CAP * 1000)))
+		echo "$out" | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p'
+		i=$((i + 1))
+	done
 	ll_bg_stop
-	echo "$out" | sed -n 's/.*STARTUP ms=\([0-9]*\).*/\1/p'
 }
 
 ll_video() {
