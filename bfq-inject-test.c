@@ -96,6 +96,64 @@ static void bfq_inject_limit_reprobe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l.base_ns, IUS(900));
 }
 
+/*
+ * Nothing is injected without a base to judge a probe by, nor with a stale
+ * one: probes with injected requests ahead never make one.
+ */
+static void bfq_inject_limit_needs_base(struct kunit *test)
+{
+	struct bfq_inject_learn l = { .limit = 1 };
+	u64 t = IMS(5000), stale = IMS(BFQ_INJECT_BASE_STALE_MS);
+
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t), 0U);
+	bfq_inject_feedback(&l, IUS(300), true, t);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t), 0U);
+	bfq_inject_feedback(&l, IUS(100), false, t);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t), 1U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t + stale - 1), 1U);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t + stale), 0U);
+	/* An injected probe does not refresh it; one alone does. */
+	bfq_inject_feedback(&l, IUS(110), true, t + stale);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t + stale), 0U);
+	bfq_inject_feedback(&l, IUS(120), false, t + stale);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t + stale), 2U);
+}
+
+/*
+ * A retried limit that falls to 0 again is retried after twice as long, up
+ * to 2^BFQ_INJECT_REPROBE_MAX_SHIFT times; a rise starts over.
+ */
+static void bfq_inject_limit_reprobe_backoff(struct kunit *test)
+{
+	struct bfq_inject_learn l = { .limit = 1 };
+	u64 t = IMS(5000), wait = IMS(BFQ_INJECT_REPROBE_MS);
+	unsigned int i;
+
+	bfq_inject_feedback(&l, IUS(100), false, t);
+	for (i = 0; i <= BFQ_INJECT_REPROBE_MAX_SHIFT + 1; i++) {
+		u64 w = wait << min_t(unsigned int, i,
+				      BFQ_INJECT_REPROBE_MAX_SHIFT);
+
+		bfq_inject_feedback(&l, IUS(300), true, t);
+		KUNIT_EXPECT_EQ_MSG(test, l.limit, 0U, "fall %u", i);
+		/* The base kept fresh by probes with nothing injected. */
+		bfq_inject_feedback(&l, IUS(100), false, t + w - 1);
+		KUNIT_EXPECT_EQ_MSG(test, bfq_inject_limit(&l, t + w - 1), 0U,
+				    "fall %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, bfq_inject_limit(&l, t + w), 1U,
+				    "fall %u", i);
+		t += w;
+	}
+	/* Within the tolerance: a rise, and the next fall waits 1 s again. */
+	bfq_inject_feedback(&l, IUS(110), true, t);
+	KUNIT_EXPECT_EQ(test, l.limit, 2U);
+	bfq_inject_feedback(&l, IUS(300), true, t);
+	bfq_inject_feedback(&l, IUS(300), true, t);
+	KUNIT_EXPECT_EQ(test, l.limit, 0U);
+	bfq_inject_feedback(&l, IUS(100), false, t + wait - 1);
+	KUNIT_EXPECT_EQ(test, bfq_inject_limit(&l, t + wait), 1U);
+}
+
 /* ---- wakers -------------------------------------------------------- */
 
 #define BFQ_WAKER_STEPS_MAX	12
@@ -505,6 +563,8 @@ static void bfq_inject_range_of_ends(struct kunit *test)
 static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
 	KUNIT_CASE(bfq_inject_limit_reprobe),
+	KUNIT_CASE(bfq_inject_limit_needs_base),
+	KUNIT_CASE(bfq_inject_limit_reprobe_backoff),
 	KUNIT_CASE_PARAM(bfq_inject_waker_observe_table, bfq_waker_gen_params),
 	KUNIT_CASE(bfq_inject_waker_lifecycle),
 	KUNIT_CASE(bfq_inject_waker_not_self_any_ll),

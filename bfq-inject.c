@@ -31,15 +31,28 @@
  * 2. The limit is learned. The request the device idled for is a probe:
  *    the time from its dispatch to its completion is its wait; it counts
  *    only if the device held nothing but injected requests when it was
- *    dispatched (bfq_inject_probe_sent()). Waits with
- *    nothing injected ahead form the base (a moving average); a wait with
- *    injected requests ahead that exceeds the base by more than
+ *    dispatched (bfq_inject_probe_sent()). Waits with nothing injected
+ *    ahead form the base (a moving average); a wait with injected
+ *    requests ahead that exceeds the base by more than
  *    BFQ_INJECT_TOLERANCE_PCT lowers the limit by one, one within it
  *    raises the limit by one, up to BFQ_INJECT_MAX. So on a device that
  *    serves requests in parallel (an SSD, a RAID) the limit grows until it
  *    costs the idled-for queue; on one that serves them one by one it
- *    falls to 0. A limit of 0 is tried again as 1 after
- *    BFQ_INJECT_REPROBE_MS: devices and loads change.
+ *    falls to 0.
+ *    Nothing is injected while there is no base, or its last sample is
+ *    older than BFQ_INJECT_BASE_STALE_MS: a probe with injected requests
+ *    ahead cannot be judged without one. Where every request idled for
+ *    found one ahead, the base was never measured and the limit never
+ *    fell: two sequential readers at a disk's two ends had a request of
+ *    the other injected into each idle slice, a full-stroke seek each way,
+ *    and got 14% of the disk's peak where idling alone gives half of it
+ *    (docs/results/2026-12-07-exp1-inject-base.md). Now the next request
+ *    idled for goes alone and measures the base.
+ *    A limit of 0 is tried again as 1 after BFQ_INJECT_REPROBE_MS:
+ *    devices and loads change. Each retry that falls to 0 again doubles
+ *    that wait, up to 8 s, until the limit rises once more: on a disk a
+ *    retry costs the idled-for queue two seeks and cuts its turn short,
+ *    once a second with a fixed wait.
  * 3. Injected service is paid. The sectors a queue receives by injection
  *    are its debt, counted into its service when its next turn starts
  *    (bfq_inject_take_debt()), so its share stays the service layer's.
@@ -129,8 +142,13 @@
 #define BFQ_INJECT_MAX			16
 /* Rule 3: the most a queue owes, in its budgets (or its largest request). */
 #define BFQ_INJECT_DEBT_BUDGETS		4
-/* Rule 2: a limit of 0 is tried again after this long. */
+/*
+ * Rule 2: a limit of 0 is tried again after this long, twice as long after
+ * each retry that falls to 0 again, up to 2^BFQ_INJECT_REPROBE_MAX_SHIFT
+ * times as long.
+ */
 #define BFQ_INJECT_REPROBE_MS		1000
+#define BFQ_INJECT_REPROBE_MAX_SHIFT	3
 /*
  * Rule 2: a base older than this is replaced by the next sample instead of
  * averaged with it: the device or its load has changed meanwhile.
@@ -174,19 +192,30 @@ void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
 		return;
 	if (div_u64(wait_ns * 100, 100 + BFQ_INJECT_TOLERANCE_PCT) >
 	    l->base_ns) {
-		if (l->limit && !--l->limit)
+		if (l->limit && !--l->limit) {
 			l->zero_since_ns = now_ns;
+			l->zero_wait_shift = min_t(unsigned int, l->zero_falls,
+						   BFQ_INJECT_REPROBE_MAX_SHIFT);
+			l->zero_falls++;
+		}
 	} else if (l->limit < BFQ_INJECT_MAX) {
 		l->limit++;
+		l->zero_falls = 0;
 	}
 }
 
-/* Rule 2: the limit in effect at @now_ns; a limit of 0 is retried. */
+/*
+ * Rule 2: the limit in effect at @now_ns; a limit of 0 is retried. None
+ * without a base to judge by, or with a stale one.
+ */
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
 {
 	if (!l->limit && now_ns - l->zero_since_ns >=
-	    (u64)BFQ_INJECT_REPROBE_MS * NSEC_PER_MSEC)
+	    ((u64)BFQ_INJECT_REPROBE_MS * NSEC_PER_MSEC << l->zero_wait_shift))
 		l->limit = 1;
+	if (!l->base_ns || now_ns - l->base_at_ns >=
+	    (u64)BFQ_INJECT_BASE_STALE_MS * NSEC_PER_MSEC)
+		return 0;
 	return l->limit;
 }
 
