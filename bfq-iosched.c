@@ -2000,8 +2000,9 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
 			    bfqd->rq_in_driver);
-	bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
-				 blk_rq_sectors(rq), bfqd->rq_in_driver);
+	if (bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
+				     blk_rq_sectors(rq), bfqd->rq_in_driver))
+		bfq_rate_far_alone(&bfqd->rate, now_ns);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	/* Rule 3 of bfq-budget.c: injected requests are paid as debt. */
 	if (bfq_seeky(bfqq) && bfqq == bfqd->in_service_bfqq)

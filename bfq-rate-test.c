@@ -40,6 +40,54 @@ static void bfq_rate_sequential_sample(struct kunit *test)
 }
 
 /*
+ * Two sequential readers at a disk's two ends, turns of 10 requests: 256
+ * sectors in 1 ms at one end, in 2 ms at the other, and each turn's first
+ * request a far one served alone in 20 ms. The far requests' time and
+ * sectors are out of the peak; the window is the two zones' transfer.
+ */
+static void bfq_rate_far_alone_left_out(struct kunit *test)
+{
+	struct bfq_rate r = {};
+	u64 now = 1000;
+	int turn, i;
+
+	for (turn = 0; turn < 6 && !r.nr_samples; turn++) {
+		u64 ns = (turn & 1 ? 2 : 1) * NSEC_PER_MSEC;
+
+		bfq_rate_dispatched(&r, now, true, 0);
+		bfq_rate_far_alone(&r, now);
+		now += 20 * NSEC_PER_MSEC;
+		bfq_rate_completed(&r, now, 256, 0);
+		for (i = 1; i < 10; i++) {
+			bfq_rate_dispatched(&r, now, true, 0);
+			now += ns;
+			bfq_rate_completed(&r, now, 256, 0);
+		}
+	}
+	/*
+	 * The window closed at its 32nd request, the second of the fourth
+	 * turn: 4 far requests, and 9 + 9 + 9 + 1 near ones in 9 + 18 + 9 +
+	 * 2 ms.
+	 */
+	KUNIT_EXPECT_EQ(test, r.nr_samples, 1U);
+	KUNIT_EXPECT_EQ(test, r.peak_sectors_per_sec,
+			div64_u64(28ULL * 256 * NSEC_PER_SEC,
+				  38 * NSEC_PER_MSEC));
+	/* Counted in, the far requests' time was two thirds of it. */
+	KUNIT_EXPECT_EQ(test, r.drain_sectors_per_sec,
+			div64_u64(32ULL * 256 * NSEC_PER_SEC,
+				  118 * NSEC_PER_MSEC));
+	/* Another request beside it: no longer alone, counted in. */
+	bfq_rate_dispatched(&r, now, true, 0);
+	bfq_rate_far_alone(&r, now);
+	bfq_rate_dispatched(&r, now, true, 1);
+	now += 20 * NSEC_PER_MSEC;
+	bfq_rate_completed(&r, now, 256, 1);
+	bfq_rate_completed(&r, now, 256, 0);
+	KUNIT_EXPECT_EQ(test, r.win_far_ns, 0ULL);
+}
+
+/*
  * Too few requests in the window's second of wall time, too little busy
  * time, or seeky: not a sample of the peak (a seeky one is of the rate the
  * device empties at).
@@ -344,6 +392,7 @@ static void bfq_rate_seek_far_time(struct kunit *test)
 
 static struct kunit_case bfq_rate_test_cases[] = {
 	KUNIT_CASE(bfq_rate_sequential_sample),
+	KUNIT_CASE(bfq_rate_far_alone_left_out),
 	KUNIT_CASE(bfq_rate_rejects_weak_samples),
 	KUNIT_CASE(bfq_rate_waits_for_requests),
 	KUNIT_CASE(bfq_rate_queueing_device),
