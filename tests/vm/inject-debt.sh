@@ -88,6 +88,10 @@ empty=$1 longest=$2
 echo "trace: $nexp expiries, $ndisp dispatches; budget expiries with no dispatch in their turn: $empty, at most $longest in a row"
 grep ' bfq_expire: ' /tmp/trace.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(empty|idle_timeout|budget_exhausted|budget_timeout|preempted)$/) n[$i]++ }
 	END { for (r in n) printf "%s=%d ", r, n[r]; print "" }' | sed 's/^/expiry reasons: /'
+# An injected dispatch is traced against a budget of 0 (bfq_dispatch_beside()).
+ninj=$(grep -c ' bfq_dispatch: .*/0$' /tmp/trace.txt)
+echo "injected dispatches: $ninj"
 check "the trace has turns ($nexp expiries, $ndisp dispatches)" [ "$nexp" -gt 100 ]
+check "requests were injected, and owed ($ninj)" [ "$ninj" -gt 0 ]
 check "every budget-exhausted turn dispatched a request ($empty did not)" [ "$empty" = 0 ]
 finish
