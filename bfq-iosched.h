@@ -379,7 +379,6 @@ struct bfq_inject_learn {
 	u64 base_at_ns;			/* when base_ns was last sampled */
 	unsigned int limit;		/* injected requests in the device */
 	u64 zero_since_ns;		/* limit became 0 then */
-	unsigned int zero_wait_shift;	/* retried after REPROBE_MS << this */
 	unsigned int zero_falls;	/* falls to 0 since the last rise */
 };
 
