@@ -208,13 +208,16 @@ void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
  */
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
 {
-	/* A limit of 0 has fallen at least once: zero_falls >= 1. */
-	unsigned int shift = min_t(unsigned int, max(l->zero_falls, 1U) - 1,
-				   BFQ_INJECT_REPROBE_MAX_SHIFT);
+	if (!l->limit) {
+		/* A limit of 0 has fallen at least once: zero_falls >= 1. */
+		unsigned int shift = min_t(unsigned int,
+					   max(l->zero_falls, 1U) - 1,
+					   BFQ_INJECT_REPROBE_MAX_SHIFT);
 
-	if (!l->limit && now_ns - l->zero_since_ns >=
-	    ((u64)BFQ_INJECT_REPROBE_MS * NSEC_PER_MSEC << shift))
-		l->limit = 1;
+		if (now_ns - l->zero_since_ns >=
+		    (u64)BFQ_INJECT_REPROBE_MS * NSEC_PER_MSEC << shift)
+			l->limit = 1;
+	}
 	if (!l->base_ns || now_ns - l->base_at_ns >=
 	    (u64)BFQ_INJECT_BASE_STALE_MS * NSEC_PER_MSEC)
 		return 0;

@@ -2000,9 +2000,8 @@ static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_rate_dispatched(&bfqd->rate, now_ns,
 			    blk_rq_pos(rq) == bfqq->next_pos,
 			    bfqd->rq_in_driver);
-	if (bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
-				     blk_rq_sectors(rq), bfqd->rq_in_driver))
-		bfq_rate_far_alone(&bfqd->rate, now_ns);
+	bfq_rate_seek_dispatched(&bfqd->seek, now_ns, blk_rq_pos(rq),
+				 blk_rq_sectors(rq), bfqd->rq_in_driver);
 	bfqq->next_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	/* Rule 3 of bfq-budget.c: injected requests are paid as debt. */
 	if (bfq_seeky(bfqq) && bfqq == bfqd->in_service_bfqq)
@@ -2267,6 +2266,7 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     struct request *rq)
 {
 	u64 now_ns = ktime_get_ns();
+	u64 far_ns;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -2281,9 +2281,14 @@ static void bfq_rq_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_cg_stat_completed(bfqq->bfqg, rq, now_ns);
 	bfqq->last_done_ns = now_ns;
 	bfq_wr_raised_io(bfqd, bfqq, now_ns);
+	/* Rule 1 of bfq-rate.c: a far request served alone is out of the peak. */
+	far_ns = bfq_rate_seek_completed(&bfqd->seek, now_ns,
+					 bfqd->rq_in_driver);
+	if (far_ns)
+		bfq_rate_far_served(&bfqd->rate, far_ns,
+				    rq_dispatched_sectors(rq));
 	bfq_rate_completed(&bfqd->rate, now_ns, rq_dispatched_sectors(rq),
 			   bfqd->rq_in_driver);
-	bfq_rate_seek_completed(&bfqd->seek, now_ns, bfqd->rq_in_driver);
 	bfq_inject_completed(bfqd, bfqq, rq, rq_state(rq) & BFQ_RQ_INJECTED,
 			     now_ns);
 	bfq_wr_maybe_idle(bfqd, bfqq, now_ns);

@@ -315,8 +315,6 @@ struct bfq_rate {
 	/* Far requests served alone (bfq-rate.c rule 1): out of the peak. */
 	u64 win_far_ns;
 	u64 win_far_sectors;
-	u64 far_since_ns;		/* dispatch of the one in the device */
-	bool far_alone;			/* one is in the device, alone */
 };
 
 /*
@@ -754,17 +752,17 @@ unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
 /* bfq-rate.c: the peak rate and seek cost estimators. bfq_data.lock. */
 void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 			 unsigned int in_driver);
-void bfq_rate_far_alone(struct bfq_rate *r, u64 now_ns);
+void bfq_rate_far_served(struct bfq_rate *r, u64 ns, unsigned int sectors);
 void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
 			unsigned int in_driver);
 void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver);
 void bfq_rate_redispatched(struct bfq_rate *r, u64 now_ns,
 			   unsigned int in_driver);
 unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms);
-bool bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
+void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
 			      unsigned int sectors, unsigned int in_driver);
-void bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
-			     unsigned int in_driver);
+u64 bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+			    unsigned int in_driver);
 void bfq_rate_seek_cancel(struct bfq_seek_cost *sc);
 bool bfq_rate_seek_costly(const struct bfq_seek_cost *sc);
 u64 bfq_rate_seek_far_ns(const struct bfq_seek_cost *sc, unsigned int sectors);

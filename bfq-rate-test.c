@@ -40,28 +40,49 @@ static void bfq_rate_sequential_sample(struct kunit *test)
 }
 
 /*
- * Two sequential readers at a disk's two ends, turns of 10 requests: 256
- * sectors in 1 ms at one end, in 2 ms at the other, and each turn's first
+ * A request leaves and completes as bfq-iosched.c reports it: to both
+ * estimators, the seek cost's far time first (bfq_rq_completed()).
+ */
+static void bfq_test_rq_sent(struct bfq_rate *r, struct bfq_seek_cost *sc,
+			     u64 now, sector_t pos, unsigned int in_driver)
+{
+	bfq_rate_dispatched(r, now, true, in_driver);
+	bfq_rate_seek_dispatched(sc, now, pos, 256, in_driver);
+}
+
+static void bfq_test_rq_done(struct bfq_rate *r, struct bfq_seek_cost *sc,
+			     u64 now, unsigned int in_driver)
+{
+	u64 far_ns = bfq_rate_seek_completed(sc, now, in_driver);
+
+	if (far_ns)
+		bfq_rate_far_served(r, far_ns, 256);
+	bfq_rate_completed(r, now, 256, in_driver);
+}
+
+/*
+ * Two sequential readers at a disk's two ends, turns of 10 requests of 256
+ * sectors: 1 ms each at one end, 2 ms at the other, and each turn's first
  * request a far one served alone in 20 ms. The far requests' time and
  * sectors are out of the peak; the window is the two zones' transfer.
  */
 static void bfq_rate_far_alone_left_out(struct kunit *test)
 {
+	struct bfq_seek_cost sc = {};
 	struct bfq_rate r = {};
+	sector_t pos[2] = { 0, 1ULL << 30 };
 	u64 now = 1000;
 	int turn, i;
 
 	for (turn = 0; turn < 6 && !r.nr_samples; turn++) {
 		u64 ns = (turn & 1 ? 2 : 1) * NSEC_PER_MSEC;
+		sector_t *p = &pos[!(turn & 1)];
 
-		bfq_rate_dispatched(&r, now, true, 0);
-		bfq_rate_far_alone(&r, now);
-		now += 20 * NSEC_PER_MSEC;
-		bfq_rate_completed(&r, now, 256, 0);
-		for (i = 1; i < 10; i++) {
-			bfq_rate_dispatched(&r, now, true, 0);
-			now += ns;
-			bfq_rate_completed(&r, now, 256, 0);
+		for (i = 0; i < 10; i++) {
+			bfq_test_rq_sent(&r, &sc, now, *p, 0);
+			now += i ? ns : 20 * NSEC_PER_MSEC;
+			*p += 256;
+			bfq_test_rq_done(&r, &sc, now, 0);
 		}
 	}
 	/*
@@ -77,13 +98,13 @@ static void bfq_rate_far_alone_left_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.drain_sectors_per_sec,
 			div64_u64(32ULL * 256 * NSEC_PER_SEC,
 				  118 * NSEC_PER_MSEC));
-	/* Another request beside it: no longer alone, counted in. */
-	bfq_rate_dispatched(&r, now, true, 0);
-	bfq_rate_far_alone(&r, now);
-	bfq_rate_dispatched(&r, now, true, 1);
+	/* Another request beside it: not alone, its time counted in. */
+	KUNIT_EXPECT_EQ(test, r.win_far_ns, 0ULL);
+	bfq_test_rq_sent(&r, &sc, now, 0, 0);
+	bfq_test_rq_sent(&r, &sc, now, 1ULL << 31, 1);
 	now += 20 * NSEC_PER_MSEC;
-	bfq_rate_completed(&r, now, 256, 1);
-	bfq_rate_completed(&r, now, 256, 0);
+	bfq_test_rq_done(&r, &sc, now, 1);
+	bfq_test_rq_done(&r, &sc, now, 0);
 	KUNIT_EXPECT_EQ(test, r.win_far_ns, 0ULL);
 }
 

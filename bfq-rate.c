@@ -21,7 +21,7 @@
  *    reads at 150 MB/s 15, and a window closed on busy time alone would
  *    be refused every time.
  *    A far request dispatched into an empty device and completed alone
- *    (rule 2's far sample: a turn's first request on a disk,
+ *    (rule 2's far sample, timed there: a turn's first request on a disk,
  *    after another queue's elsewhere) is left out of the peak, its sectors
  *    and its time: the peak is what the device transfers, not how far its
  *    arm moves between turns. Counted in, two sequential readers at a
@@ -136,23 +136,22 @@ void bfq_rate_dispatched(struct bfq_rate *r, u64 now_ns, bool seq,
 	} else if (!in_driver) {
 		r->busy_since_ns = now_ns;
 	}
-	/* Another request beside it: their times no longer part. */
-	if (in_driver)
-		r->far_alone = false;
 	r->win_rqs++;
 	if (seq)
 		r->win_seq_rqs++;
 }
 
 /*
- * Rule 1: the request just dispatched at @now_ns went alone into the device,
- * far from the last one (bfq_rate_seek_dispatched()): its time, if it stays
- * alone, is positioning as much as transfer.
+ * Rule 1: a far request of @sectors was served alone in @ns (rule 2's far
+ * sample, bfq_rate_seek_completed()), its completion about to be counted:
+ * positioning as much as transfer, left out of the peak.
  */
-void bfq_rate_far_alone(struct bfq_rate *r, u64 now_ns)
+void bfq_rate_far_served(struct bfq_rate *r, u64 ns, unsigned int sectors)
 {
-	r->far_alone = r->win_open;
-	r->far_since_ns = now_ns;
+	if (!r->win_open)
+		return;
+	r->win_far_ns += ns;
+	r->win_far_sectors += sectors;
 }
 
 /* A request of @sectors finished at @now_ns; @in_driver are still there. */
@@ -163,11 +162,6 @@ void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
 
 	if (!r->win_open)
 		return;
-	if (r->far_alone && !in_driver) {
-		r->win_far_ns += now_ns - r->far_since_ns;
-		r->win_far_sectors += sectors;
-	}
-	r->far_alone = false;
 	r->win_sectors += sectors;
 	busy = r->win_busy_ns + now_ns - r->busy_since_ns;
 	if (!in_driver) {
@@ -190,7 +184,6 @@ void bfq_rate_completed(struct bfq_rate *r, u64 now_ns, unsigned int sectors,
  */
 void bfq_rate_requeued(struct bfq_rate *r, u64 now_ns, unsigned int in_driver)
 {
-	r->far_alone = false;
 	bfq_rate_completed(r, now_ns, 0, in_driver);
 }
 
@@ -221,9 +214,9 @@ unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms)
 /*
  * Rule 2: a request of @sectors at @pos leaves for a device holding
  * @in_driver others at @now_ns. Timed if it is alone; any other request
- * joining it spoils the sample. Returns whether it is timed as far.
+ * joining it spoils the sample.
  */
-bool bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
+void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
 			      unsigned int sectors, unsigned int in_driver)
 {
 	sector_t dist = pos > sc->last_end ? pos - sc->last_end :
@@ -233,12 +226,11 @@ bool bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos
 	sc->solo = !in_driver && sectors &&
 		   (dist <= BFQ_SEEK_NEAR_SECTORS || dist > BFQ_SEEK_FAR_SECTORS);
 	if (!sc->solo)
-		return false;
+		return;
 	sc->solo_far = dist > BFQ_SEEK_FAR_SECTORS;
 	sc->solo_size = min_t(unsigned int, ilog2(sectors),
 			      BFQ_SEEK_NR_SIZES - 1);
 	sc->solo_start_ns = now_ns;
-	return sc->solo_far;
 }
 
 /* 1/8 weight to the new sample; the first one is taken as it is. */
@@ -267,24 +259,31 @@ static void bfq_rate_seek_judge(struct bfq_seek_cost *sc, unsigned int i)
 	sc->known |= BIT(i);
 }
 
-/* Rule 2: a request completed at @now_ns, @in_driver left in the device. */
-void bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
-			     unsigned int in_driver)
+/*
+ * Rule 2: a request completed at @now_ns, @in_driver left in the device.
+ * Returns how long it took if it was a far request served alone, else 0
+ * (rule 1 leaves that time out of the peak).
+ */
+u64 bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+			    unsigned int in_driver)
 {
 	unsigned int i = sc->solo_size;
 	u64 ns;
 
 	if (!sc->solo || in_driver)
-		return;
+		return 0;
 	sc->solo = false;
 	ns = now_ns - sc->solo_start_ns;
-	if (ns > BFQ_SEEK_MAX_SAMPLE_NS)
-		return;
-	if (sc->solo_far)
-		bfq_rate_seek_average(&sc->far_ns[i], &sc->far_n[i], ns);
-	else
-		bfq_rate_seek_average(&sc->near_ns[i], &sc->near_n[i], ns);
-	bfq_rate_seek_judge(sc, i);
+	if (ns <= BFQ_SEEK_MAX_SAMPLE_NS) {
+		if (sc->solo_far)
+			bfq_rate_seek_average(&sc->far_ns[i], &sc->far_n[i],
+					      ns);
+		else
+			bfq_rate_seek_average(&sc->near_ns[i], &sc->near_n[i],
+					      ns);
+		bfq_rate_seek_judge(sc, i);
+	}
+	return sc->solo_far ? ns : 0;
 }
 
 /* The timed request came back from the driver: its time says nothing. */
