@@ -22,10 +22,18 @@ lab_start
 span=$((DEV_BYTES - 128 * 1048576))
 
 # offsets N: N offsets spread from 0 to the last 128 MiB, 4 KiB aligned.
+# In the shell's 64-bit arithmetic: mawk's printf "%d" stops at 2^31 - 1,
+# which put every reader past 2 GiB at the same offset.
 offsets() {
-	awk -v n=$1 -v s=$span 'BEGIN { for (i = 0; i < n; i++)
-		printf "%d ", int(s / (n - 1) * i / 4096) * 4096 }'
+	local i
+	for i in $(seq 0 $(($1 - 1))); do
+		printf "%d " $((span * i / ($1 - 1) / 4096 * 4096))
+	done
 }
+# The readers must sit where the table says: the last at the inner edge.
+set -- $(offsets 5)
+[ "$5" -eq $((span / 4096 * 4096)) ] && [ "$2" -gt 0 ] && [ "$4" -gt "$3" ] ||
+	echo "BENCH-ERROR exp2 reader offsets $* do not span 0..$span" >&2
 
 # case S WEIGHTS: LAB_ROUNDS runs of readers with these weights (a comma
 # list; "eq" prefix: no cgroups, all in the root); one table row.

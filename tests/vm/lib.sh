@@ -298,7 +298,7 @@ grp_measure() {
 		sleep $WIN
 		cur=$(grp_snap "$@")
 		echo "$prev $cur" | awk '{ n = NF / 2
-			for (i = 1; i <= n; i++) printf "%d ", $(i + n) - $i
+			for (i = 1; i <= n; i++) printf "%.0f ", $(i + n) - $i
 			print "" }' >> $GRP_W
 		prev=$cur
 	done
