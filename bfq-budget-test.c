@@ -36,11 +36,52 @@ static void bfq_budget_next_table(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, bfq_budget_next(1024, c->budget, c->served,
 					      c->why), c->next);
-	KUNIT_EXPECT_EQ(test, bfq_budget_charge(1024, c->served, c->why),
-			c->charge);
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(1024, c->served, c->why,
+						false, 0), c->charge);
 	/* With max_budget still a guess, a timeout charges what it moved. */
-	KUNIT_EXPECT_EQ(test, bfq_budget_charge(0, c->served, c->why),
-			c->served);
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(0, c->served, c->why,
+						false, 0), c->served);
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(0, c->served, c->why,
+						true, 100), c->served);
+}
+
+/*
+ * Rule 2: a timed-out turn that streamed pays its sectors and the time the
+ * device idled for it, at most max_budget; one that did not, max_budget.
+ */
+struct bfq_stream_charge_case {
+	const char *desc;
+	unsigned int served, busy_charge, idle_charge, charge;
+};
+
+static const struct bfq_stream_charge_case bfq_stream_charge_cases[] = {
+	/* The inner zone of a disk: half the peak rate all turn long. */
+	{ "slow zone pays its sectors", 512, 1024, 0, 512 },
+	{ "and the idle slices' time", 512, 900, 124, 636 },
+	{ "never more than max_budget", 900, 1024, 600, 1024 },
+	/* A third of the peak rate still streams; below it, a full charge. */
+	{ "a third of the peak rate", 342, 1024, 0, 342 },
+	{ "slower: max_budget", 300, 1024, 0, 1024 },
+	{ "mostly idle: max_budget", 100, 400, 624, 1024 },
+	{ "no busy time, nothing moved", 0, 0, 1024, 1024 },
+	{ "beyond max_budget: what it moved", 1500, 1024, 0, 1500 },
+};
+
+BFQ_KUNIT_TABLE(bfq_stream_charge, bfq_stream_charge_cases,
+		bfq_stream_charge_case);
+
+static void bfq_stream_charge_table(struct kunit *test)
+{
+	const struct bfq_stream_charge_case *c = test->param_value;
+	bool streamed = bfq_budget_streamed(c->served, c->busy_charge);
+
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(1024, c->served,
+						BFQ_EXP_TIMEOUT, streamed,
+						c->idle_charge), c->charge);
+	/* Only timeouts: an emptied or exhausted turn pays its sectors. */
+	KUNIT_EXPECT_EQ(test, bfq_budget_charge(1024, c->served,
+						BFQ_EXP_EMPTY, streamed,
+						c->idle_charge), c->served);
 }
 
 struct bfq_time_charge_case {
@@ -103,6 +144,8 @@ static void bfq_budget_first_turn(struct kunit *test)
 
 static struct kunit_case bfq_budget_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_budget_next_table, bfq_budget_gen_params),
+	KUNIT_CASE_PARAM(bfq_stream_charge_table,
+			 bfq_stream_charge_gen_params),
 	KUNIT_CASE(bfq_budget_first_turn),
 	KUNIT_CASE_PARAM(bfq_budget_time_charge_table,
 			 bfq_time_charge_gen_params),

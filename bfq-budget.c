@@ -24,12 +24,22 @@
  *    first request now has the earliest finish time among them, and a
  *    new sequential reader pays one more turn switch.
  * 2. Charge. A turn is charged the service received, except that a turn
- *    that timed out is charged at least a full max_budget: a queue too slow
- *    for its budget (seeky, or thinking between requests) pays for the
- *    device time it held, not for the few sectors it moved, so it cannot
- *    lower everybody's throughput, and every timed-out turn costs the
- *    same, whatever the sectors happened to be. Not an application
- *    starting (bfq_wr_needs_idling()): the device waited for it on purpose.
+ *    that timed out is charged for the device time it held: a queue too
+ *    slow for its budget (seeky, or thinking between requests) pays for
+ *    the time, not for the few sectors it moved, so it cannot lower
+ *    everybody's throughput. A turn that streamed (not seeky, and while
+ *    the device was busy with it, it moved at least 1/BFQ_STREAM_RATE_DIV
+ *    of what the peak rate gives, bfq_budget_streamed()) pays its sectors
+ *    and the time the device idled for it (at max_budget per
+ *    timeout_sync, bfq_budget_time_charge()), at most max_budget: it was
+ *    slow because its sectors lie where the device is slow, a disk's
+ *    inner zone, and its weight is a share of sectors. Charged a full
+ *    max_budget, two equal readers at a disk's two ends got 12.3 and
+ *    9.2 MB/s, and a reader of weight 1 beside one of 10 at the outer
+ *    edge 1.9 MB/s for its 2.9 (docs/results/2026-12-07-exp2-geometry.md).
+ *    Any other timed-out turn is charged at least a full max_budget.
+ *    Not an application starting (bfq_wr_needs_idling()): the device
+ *    waited for it on purpose.
  * 3. Seeky turns pay for time. A seeky queue's turn usually ends when it
  *    empties, after a request or two, long before any timeout; charged
  *    only its sectors, it pays 8 for a 4 KiB read that holds a disk's arm
@@ -86,6 +96,15 @@
 
 #include "bfq-iosched.h"
 
+/*
+ * Rule 2: a queue that moved at least this fraction (1/N) of what the
+ * peak rate gives in the time the device was busy with it was limited by
+ * the device, not by its own pattern: a disk's inner zone reads at 40-60%
+ * of its outer one (the peak estimator's), and requests of other queues
+ * left in the device at the turn's start take some of the time too.
+ */
+#define BFQ_STREAM_RATE_DIV		3
+
 /* The least budget a queue gets: small enough for seeky queues. */
 #define BFQ_MIN_BUDGET_DIVISOR		32
 static unsigned int bfq_budget_min(unsigned int max_budget)
@@ -137,11 +156,24 @@ unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
  * rate sample yet): a guess must not turn into a charge.
  */
 unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
-			       enum bfq_expire_reason why)
+			       enum bfq_expire_reason why, bool streamed,
+			       unsigned int idle_charge)
 {
-	if (why == BFQ_EXP_TIMEOUT)
-		return max(served, timeout_charge);
-	return served;
+	if (why != BFQ_EXP_TIMEOUT || served >= timeout_charge)
+		return served;
+	if (streamed)
+		return min(served + idle_charge, timeout_charge);
+	return timeout_charge;
+}
+
+/*
+ * Rule 2: whether a timed-out turn that moved @served sectors streamed:
+ * the device, busy with it for a time worth @busy_charge sectors at the
+ * peak rate, moved at least 1/BFQ_STREAM_RATE_DIV of that.
+ */
+bool bfq_budget_streamed(unsigned int served, unsigned int busy_charge)
+{
+	return (u64)served * BFQ_STREAM_RATE_DIV >= busy_charge;
 }
 
 /*

@@ -1689,6 +1689,7 @@ static void bfq_idle_start(struct bfq_data *bfqd, u64 now_ns)
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqd->idling = true;
+	bfqd->idle_start_ns = now_ns;
 	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(slice_ns),
 		      HRTIMER_MODE_REL);
 	trace_bfq_idle_start(bfq_dev(bfqd), bfqd->in_service_bfqq->pid,
@@ -1696,14 +1697,22 @@ static void bfq_idle_start(struct bfq_data *bfqd, u64 now_ns)
 	bfq_log(bfqd, bfqd->in_service_bfqq, "idle start %lluns", slice_ns);
 }
 
-/* Stop idling; a callback already running finds idling false. */
+/*
+ * Stop idling; a callback already running finds idling false. The slice's
+ * time counts into the turn's (rule 2 of bfq-budget.c).
+ */
 static void bfq_idle_stop(struct bfq_data *bfqd)
 {
+	u64 now_ns;
+
 	lockdep_assert_held(&bfqd->lock);
 
 	if (!bfqd->idling)
 		return;
 	bfqd->idling = false;
+	now_ns = ktime_get_ns();
+	if (now_ns > bfqd->idle_start_ns)
+		bfqd->turn_idle_ns += now_ns - bfqd->idle_start_ns;
 	hrtimer_try_to_cancel(&bfqd->idle_timer);
 	trace_bfq_idle_stop(bfq_dev(bfqd), bfqd->in_service_bfqq->pid, 0);
 	bfq_log(bfqd, bfqd->in_service_bfqq, "idle stop");
@@ -1835,7 +1844,8 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	struct bfq_entity *entity = &bfqq->entity;
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
-	unsigned int charge;
+	unsigned int charge, idle_charge = 0;
+	bool streamed = false;
 	u64 end_ns, turn_ns;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -1852,9 +1862,21 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	WRITE_ONCE(bfqd->in_service_bfqq, NULL);
 	bfq_tags_served_changed(bfqd);
 	/* Only a timed-out turn costs more than it moved: most turns empty. */
-	charge = why == BFQ_EXP_TIMEOUT ?
-		 bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns) : 0;
-	charge = max3(bfq_budget_charge(charge, served, why),
+	charge = 0;
+	if (why == BFQ_EXP_TIMEOUT) {
+		unsigned int ms = READ_ONCE(bfqd->tun.timeout_sync_ms);
+		u64 busy_ns = end_ns > bfqd->turn_start_ns + bfqd->turn_idle_ns ?
+			      end_ns - bfqd->turn_start_ns - bfqd->turn_idle_ns : 0;
+
+		charge = bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns);
+		streamed = !bfq_seeky(bfqq) &&
+			   bfq_budget_streamed(served,
+				bfq_budget_time_charge(busy_ns, max_budget, ms));
+		idle_charge = bfq_budget_time_charge(bfqd->turn_idle_ns,
+						     max_budget, ms);
+	}
+	charge = max3(bfq_budget_charge(charge, served, why, streamed,
+					idle_charge),
 		      bfq_seeky_charge(bfqd, bfqq, max_budget),
 		      bfq_waker_time_charge(bfqd, max_budget, turn_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
@@ -1911,6 +1933,7 @@ static struct bfq_queue *bfq_in_service(struct bfq_data *bfqd, u64 now_ns)
 	bfq_tags_served_changed(bfqd);
 	bfq_get_queue(bfqq);
 	bfqq->turn_far_ns = 0;
+	bfqd->turn_idle_ns = 0;
 	/* Service received by injection counts into this turn. */
 	entity->service_sectors = bfq_inject_take_debt(bfqq,
 						       entity->budget_sectors);

@@ -519,6 +519,12 @@ struct bfq_data {
 	 */
 	u64 turn_start_ns;
 	u64 parked_ns;			/* when the parked turn was parked */
+	/*
+	 * The time the device idled for the queue in service this turn,
+	 * and when the current idle slice began (rule 2 of bfq-budget.c).
+	 */
+	u64 turn_idle_ns;
+	u64 idle_start_ns;
 	unsigned int nr_queued;		/* requests in queues + dispatch_head */
 	unsigned int nr_bfqqs;		/* allocated queues, leak check */
 	struct list_head all_bfqqs;	/* the allocated queues, for debugfs */
@@ -745,7 +751,9 @@ unsigned int bfq_budget_on_busy(unsigned int max_budget, unsigned int budget,
 unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
 unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
-			       enum bfq_expire_reason why);
+			       enum bfq_expire_reason why, bool streamed,
+			       unsigned int idle_charge);
+bool bfq_budget_streamed(unsigned int served, unsigned int busy_charge);
 unsigned int bfq_budget_time_charge(u64 ns, unsigned int max_budget,
 				    unsigned int timeout_ms);
 
