@@ -1867,11 +1867,11 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		unsigned int ms = READ_ONCE(bfqd->tun.timeout_sync_ms);
 		u64 busy_ns = end_ns > bfqd->turn_start_ns + bfqd->turn_idle_ns ?
 			      end_ns - bfqd->turn_start_ns - bfqd->turn_idle_ns : 0;
+		unsigned int busy = bfq_budget_time_charge(busy_ns, max_budget,
+							   ms);
 
 		charge = bfq_timeout_charge(bfqd, bfqq, max_budget, now_ns);
-		streamed = !bfq_seeky(bfqq) &&
-			   bfq_budget_streamed(served,
-				bfq_budget_time_charge(busy_ns, max_budget, ms));
+		streamed = !bfq_seeky(bfqq) && bfq_budget_streamed(served, busy);
 		idle_charge = bfq_budget_time_charge(bfqd->turn_idle_ns,
 						     max_budget, ms);
 	}
