@@ -249,6 +249,19 @@ static inline bool bfq_queue_nonrot(struct request_queue *q)
 #endif
 }
 
+/*
+ * KUnit: mark @q, zeroed and of no device, rotational: a flag set from
+ * 6.10 on (BLK_FEAT_ROTATIONAL), the absence of QUEUE_FLAG_NONROT before.
+ */
+static inline void bfq_queue_mark_rot(struct request_queue *q)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	q->limits.features |= BLK_FEAT_ROTATIONAL;
+#else
+	clear_bit(QUEUE_FLAG_NONROT, &q->queue_flags);
+#endif
+}
+
 #ifdef CONFIG_BFQ_GROUP_IOSCHED
 #include "blk-cgroup.h"
 

@@ -133,11 +133,11 @@ static int bfq_debugfs_trees_show(void *data, struct seq_file *m)
 		   bfqd->wr.burst.large);
 	seq_printf(m, "merges=%llu splits=%llu\n", bfqd->merge.nr_merges,
 		   bfqd->merge.nr_splits);
-	seq_printf(m, "inject_limit=%u inject_base_us=%llu injected_in_driver=%u injected=%llu for_wakers=%llu\n",
+	seq_printf(m, "inject_limit=%u inject_base_us=%llu injected_in_driver=%u injected=%llu for_wakers=%llu swept=%llu\n",
 		   bfqd->inj.learn.limit,
 		   div_u64(bfqd->inj.learn.base_ns, NSEC_PER_USEC),
 		   bfqd->inj.in_driver, bfqd->inj.nr_injected,
-		   bfqd->inj.nr_for_wakers);
+		   bfqd->inj.nr_for_wakers, bfqd->inj.nr_swept);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

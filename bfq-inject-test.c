@@ -4,7 +4,8 @@
  * end: the injection limit's feedback on synthetic probe waits, the retry
  * of a limit of 0, the waker state machine on synthetic wake-up sequences,
  * and the queue glue on a bfq_data without a device: a waker found from
- * completions and arrivals, and the lifetime rule.
+ * completions and arrivals, and the lifetime rule; the sweep's order
+ * (rule 6) among queues with requests queued.
  */
 #include "bfq-test.h"
 
@@ -560,6 +561,122 @@ static void bfq_inject_range_of_ends(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bfq_inject_range_of(&none, 5000), 0U);
 }
 
+/* ---- the sweep (rule 6) --------------------------------------------- */
+
+/* Rule 6: ahead of the head by distance, then the wrap, lowest first. */
+static void bfq_inject_sweep_order(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, bfq_inject_sweep_key(1000, 1000), 0ULL);
+	KUNIT_EXPECT_LT(test, bfq_inject_sweep_key(1000, 1008),
+			bfq_inject_sweep_key(1000, 900000));
+	/* The farthest ahead still comes before the nearest behind. */
+	KUNIT_EXPECT_LT(test, bfq_inject_sweep_key(1000, (sector_t)1 << 40),
+			bfq_inject_sweep_key(1000, 999));
+	KUNIT_EXPECT_LT(test, bfq_inject_sweep_key(1000, 0),
+			bfq_inject_sweep_key(1000, 999));
+}
+
+/* A 4 KiB read of @bfqq at @pos, queued by position. */
+static struct request *bfq_inject_test_rq(struct kunit *test,
+					  struct bfq_queue *bfqq, sector_t pos)
+{
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->cmd_flags = REQ_OP_READ;
+	rq->__sector = pos;
+	rq->__data_len = 4096;
+	rq->elv.priv[0] = bfqq;
+	elv_rb_add(&bfqq->sort_list, rq);
+	bfqq->nr_queued++;
+	return rq;
+}
+
+/*
+ * Rule 6: random readers alike on a disk are served in the order the head
+ * reaches their requests; a queue that owes four budgets is passed over;
+ * a queue unlike the others, a raised one, strict_guarantees or a device
+ * where seeks cost nothing leave the order to the service layer.
+ */
+static void bfq_inject_sweep_by_position(struct kunit *test)
+{
+	struct bfq_inject_test_dev d;
+	struct bfq_data *bfqd;
+	struct request *cur_rq, *q1_behind, *q1_ahead, *q2_ahead, *pick;
+	struct bfq_queue *owner;
+	int i;
+
+	bfq_inject_test_dev_init(test, &d);
+	bfqd = d.bfqd;
+	bfq_queue_mark_rot(bfqd->queue);
+	for (i = 0; i < 3; i++) {
+		d.q[i]->seek_history = ~0U;
+		d.q[i]->entity.budget_sectors = 64;
+		list_add_tail(&d.q[i]->all_node, &bfqd->all_bfqqs);
+	}
+	cur_rq = bfq_inject_test_rq(test, d.q[0], 5000);
+	q1_behind = bfq_inject_test_rq(test, d.q[1], 900);
+	q1_ahead = bfq_inject_test_rq(test, d.q[1], 3000);
+	q2_ahead = bfq_inject_test_rq(test, d.q[2], 2000);
+
+	spin_lock_irq(&bfqd->lock);
+	bfqd->seek.last_end = 1000;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, pick, q2_ahead);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[2]);
+
+	/* Past every request: the lowest one after the wrap. */
+	bfqd->seek.last_end = 6000;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, pick, q1_behind);
+
+	/* The head just behind the queue in service's own request. */
+	bfqd->seek.last_end = 4000;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, pick, cur_rq);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+
+	/* Paid: a swept request is owed; four budgets owed, passed over. */
+	bfqd->seek.last_end = 1000;
+	bfq_inject_swept(bfqd, d.q[2], 8);
+	KUNIT_EXPECT_EQ(test, d.q[2]->inj.debt_sectors, 8U);
+	d.q[2]->inj.debt_sectors = BFQ_INJECT_DEBT_BUDGETS * 64;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, pick, q1_ahead);
+	d.q[2]->inj.debt_sectors = 0;
+
+	/* Unlike the others: a sequential queue with requests queued. */
+	d.q[1]->seek_history = 0;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+	d.q[1]->seek_history = ~0U;
+	/* Or heavier. */
+	d.q[2]->entity.weight *= 2;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+	d.q[2]->entity.weight /= 2;
+
+	bfqd->wr.nr_raised = 1;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+	bfqd->wr.nr_raised = 0;
+
+	WRITE_ONCE(bfqd->tun.strict_guarantees, 1);
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+	WRITE_ONCE(bfqd->tun.strict_guarantees, 0);
+
+	/* Seeks shown to cost nothing: no reason to reorder. */
+	bfqd->seek.known = 1;
+	bfqd->seek.costly = 0;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[0]);
+	bfqd->seek.costly = 1;
+	pick = bfq_inject_sweep_pick(bfqd, d.q[0], cur_rq, 0, &owner);
+	KUNIT_EXPECT_PTR_EQ(test, owner, d.q[2]);
+	spin_unlock_irq(&bfqd->lock);
+}
+
 static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE_PARAM(bfq_inject_feedback_table, bfq_inject_gen_params),
 	KUNIT_CASE(bfq_inject_limit_reprobe),
@@ -574,6 +691,8 @@ static struct kunit_case bfq_inject_test_cases[] = {
 	KUNIT_CASE(bfq_inject_probe_and_debt),
 	KUNIT_CASE(bfq_inject_debt_capped),
 	KUNIT_CASE(bfq_inject_range_of_ends),
+	KUNIT_CASE(bfq_inject_sweep_order),
+	KUNIT_CASE(bfq_inject_sweep_by_position),
 	{}
 };
 

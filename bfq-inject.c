@@ -113,6 +113,25 @@
  *    ranges are those the disk reports when bfq is selected on it (up to
  *    BFQ_MAX_RANGES; none with strict_guarantees, which keeps one request
  *    in the device).
+ * 6. Sweep. Random readers on a disk (a database's workers) each keep a
+ *    few requests queued; served one queue at a time, every request is a
+ *    seek across the disk, while a sorting elevator orders all of them by
+ *    position and each seek is short. Where the order of service cannot
+ *    change a share, it is the position that decides: when every queue
+ *    with requests queued is a seeky sync queue of the class, weight and
+ *    group (or groups alike, bfq_symmetric()) of the one in service, none
+ *    is raised, the disk is rotational and seeks have shown to cost
+ *    (bfq_rate_seek_costly()), the next request is the one the head
+ *    reaches first moving on from the end of the last one dispatched
+ *    (those behind it wait for the wrap, lowest first): the queue in
+ *    service's own next one, or the first of another such queue's at or
+ *    past the head. Another queue's is paid like rule 3's, so over its
+ *    turns each queue still gets its share; a queue that already owes
+ *    BFQ_INJECT_DEBT_BUDGETS of its budgets is passed over, so no queue
+ *    gets more than that ahead of the others (allowed one budget, a
+ *    queue of the 6.1 lab's DBMS model paid for its sweeps in a turn that
+ *    then sat out every other queue's: its tail doubled). Not with
+ *    strict_guarantees, which serves one queue at a time.
  *
  * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, done[].bfqq
  * and probe_rq hold no reference. bfq_put_queue() calls
@@ -129,6 +148,7 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 
+#include "bfq-compat.h"
 #include "bfq-iosched.h"
 #include "bfq-trace.h"
 
@@ -636,6 +656,95 @@ void bfq_inject_range_dispatched(struct bfq_data *bfqd,
 	lockdep_assert_held(&bfqd->lock);
 
 	bfqd->ranges.nr_injected++;
+	bfq_inject_owe(bfqq, sectors);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sweep (rule 6)                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Rule 6: the order a head at @head reaches @pos in, lower first: ahead of
+ * it by distance, then, after the wrap, by position.
+ */
+u64 bfq_inject_sweep_key(sector_t head, sector_t pos)
+{
+	return pos >= head ? pos - head : BIT_ULL(63) + pos;
+}
+
+/* Rule 6: whether the queues' order may follow the head, @cur in service. */
+static bool bfq_inject_may_sweep(struct bfq_data *bfqd, struct bfq_queue *cur)
+{
+	return !READ_ONCE(bfqd->tun.strict_guarantees) && cur->sync &&
+	       bfq_seeky(cur) && !bfqd->wr.nr_raised &&
+	       !bfq_queue_nonrot(bfqd->queue) &&
+	       bfq_rate_seek_costly(&bfqd->seek) && bfq_symmetric(bfqd, cur);
+}
+
+/* Rule 6: whether @bfqq, with requests queued, is swept beside @cur. */
+static bool bfq_inject_sweeps_with(const struct bfq_queue *bfqq,
+				   const struct bfq_queue *cur)
+{
+	return bfqq->sync && bfq_seeky(bfqq) &&
+	       bfqq->ioprio_class == cur->ioprio_class &&
+	       bfqq->entity.weight == cur->entity.weight;
+}
+
+/*
+ * Rule 6: the request to dispatch, @rq being the next one of @cur, in
+ * service: @rq, or another queue's the head reaches first (its queue in
+ * *@bfqqp, else @cur).
+ */
+struct request *bfq_inject_sweep_pick(struct bfq_data *bfqd,
+				      struct bfq_queue *cur,
+				      struct request *rq, u64 now_ns,
+				      struct bfq_queue **bfqqp)
+{
+	sector_t head = bfqd->seek.last_end;
+	struct request *best = rq;
+	struct bfq_queue *bfqq, *owner = cur;
+	u64 best_key;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	*bfqqp = cur;
+	if (!bfq_inject_may_sweep(bfqd, cur))
+		return rq;
+	best_key = bfq_inject_sweep_key(head, blk_rq_pos(rq));
+	list_for_each_entry(bfqq, &bfqd->all_bfqqs, all_node) {
+		struct request *first, *behind;
+		u64 key;
+
+		if (bfqq == cur || !bfqq->nr_queued)
+			continue;
+		/* A queue unlike @cur: the service order keeps the shares. */
+		if (!bfq_inject_sweeps_with(bfqq, cur))
+			return rq;
+		if (bfqq->inj.debt_sectors >=
+		    BFQ_INJECT_DEBT_BUDGETS * bfqq->entity.budget_sectors ||
+		    bfq_wr_holds_back(bfqd, bfqq, now_ns))
+			continue;
+		first = bfq_queued_from(bfqq, head, &behind);
+		if (!first)
+			first = rb_entry_rq(rb_first(&bfqq->sort_list));
+		key = bfq_inject_sweep_key(head, blk_rq_pos(first));
+		if (key < best_key) {
+			best = first;
+			best_key = key;
+			owner = bfqq;
+		}
+	}
+	*bfqqp = owner;
+	return best;
+}
+
+/* Rule 6: @sectors of @bfqq went to the device in @cur's turn: as rule 3's. */
+void bfq_inject_swept(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      unsigned int sectors)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	bfqd->inj.nr_swept++;
 	bfq_inject_owe(bfqq, sectors);
 }
 

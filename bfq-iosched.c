@@ -2055,6 +2055,21 @@ static struct request *bfq_dispatch_range(struct bfq_data *bfqd,
 }
 
 /*
+ * Rule 6 of bfq-inject.c: @rq of @bfqq, not the queue in service, is the
+ * one the disk's head reaches first among the seeky queues' requests.
+ */
+static struct request *bfq_dispatch_swept(struct bfq_data *bfqd,
+					  struct bfq_queue *bfqq,
+					  struct request *rq, u64 now_ns)
+{
+	bfq_dispatch_rq(bfqd, bfqq, rq, now_ns);
+	bfq_inject_swept(bfqd, bfqq, blk_rq_sectors(rq));
+	trace_bfq_dispatch(bfq_dev(bfqd), bfqq->pid, blk_rq_pos(rq),
+			   blk_rq_sectors(rq), bfqq->inj.debt_sectors, 0);
+	return rq;
+}
+
+/*
  * @rq of @bfqq goes to the device while @cur is in service: as injected,
  * its sectors paid at @bfqq's next turn (bfq-inject.c).
  */
@@ -2152,8 +2167,8 @@ static struct request *bfq_dispatch_unheld(struct bfq_data *bfqd,
 static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 {
 	u64 now_ns = ktime_get_ns();
-	struct bfq_queue *bfqq;
-	struct request *rq;
+	struct bfq_queue *bfqq, *other;
+	struct request *rq, *orq;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -2199,12 +2214,14 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		 */
 		if (bfq_frame_waits(bfqd, bfqq, rq, now_ns))
 			return bfq_dispatch_unheld(bfqd, bfqq, now_ns);
+		/* Rule 6 of bfq-inject.c: seeky queues' requests by position. */
+		orq = bfq_inject_sweep_pick(bfqd, bfqq, rq, now_ns, &other);
+		if (other != bfqq)
+			return bfq_dispatch_swept(bfqd, other, orq, now_ns);
 		/* Rule 5 of bfq-inject.c: an idle actuator's request first. */
 		if (bfqd->ranges.nr > 1) {
 			unsigned int i = bfq_inject_range_of(&bfqd->ranges,
 							     blk_rq_pos(rq));
-			struct bfq_queue *other;
-			struct request *orq;
 
 			orq = bfqd->ranges.in_driver[i] ?
 			      bfq_inject_range_pick(bfqd, bfqq, i, now_ns,

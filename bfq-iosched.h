@@ -409,6 +409,7 @@ struct bfq_inject_data {
 	u64 probe_sent_ns;		/* its dispatch; 0: not yet */
 	bool probe_injected;		/* injected requests were ahead of it */
 	u64 nr_injected, nr_for_wakers;	/* requests, for debugfs */
+	u64 nr_swept;			/* rule 6's requests, for debugfs */
 };
 
 /*
@@ -955,6 +956,13 @@ struct request *bfq_inject_range_pick(struct bfq_data *bfqd,
 				      struct bfq_queue **bfqqp);
 void bfq_inject_range_dispatched(struct bfq_data *bfqd,
 				 struct bfq_queue *bfqq, unsigned int sectors);
+u64 bfq_inject_sweep_key(sector_t head, sector_t pos);
+struct request *bfq_inject_sweep_pick(struct bfq_data *bfqd,
+				      struct bfq_queue *cur,
+				      struct request *rq, u64 now_ns,
+				      struct bfq_queue **bfqqp);
+void bfq_inject_swept(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      unsigned int sectors);
 
 /* Rule 4: @bfqq dispatched a request at @now_ns (what a waiter waits for). */
 static inline void bfq_inject_note_sent(struct bfq_queue *bfqq, u64 now_ns)
