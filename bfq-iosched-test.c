@@ -561,6 +561,65 @@ static void bfq_async_device_time_bounded(struct kunit *test)
 	spin_unlock_irq(&bfqd->lock);
 }
 
+/* Arrivals of 8 sectors at @pos[0..n), judged by bfq_update_seek_history(). */
+static void bfq_test_arrivals(struct kunit *test, struct bfq_queue *bfqq,
+			      const sector_t *pos, int n)
+{
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->__data_len = 8 << SECTOR_SHIFT;
+	for (i = 0; i < n; i++) {
+		rq->__sector = pos[i];
+		bfq_update_seek_history(bfqq, rq);
+	}
+}
+
+/*
+ * A random reader is seeky from its fourth arrival, not its tenth; a
+ * sequential reader that starts far from sector 0, or jumps once from its
+ * metadata to its data, is not; and after 32 arrivals the rule is the
+ * last 32's.
+ */
+static void bfq_seeky_young_queue(struct kunit *test)
+{
+	static const sector_t rnd[] = { 900000, 5000, 7000000, 300000,
+					80000000 };
+	static const sector_t seq[] = { 900000, 900008, 900016, 900024,
+					900032 };
+	static const sector_t jump[] = { 2048, 900000, 900008, 900016 };
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *r = bfq_test_queue(test, bfqd, 1);
+	struct bfq_queue *s = bfq_test_queue(test, bfqd, 2);
+	struct bfq_queue *j = bfq_test_queue(test, bfqd, 3);
+	sector_t one[1];
+	int i;
+
+	bfq_test_arrivals(test, r, rnd, 3);
+	KUNIT_EXPECT_FALSE(test, bfq_seeky(r));
+	bfq_test_arrivals(test, r, rnd + 3, 1);
+	KUNIT_EXPECT_TRUE(test, bfq_seeky(r));
+
+	bfq_test_arrivals(test, s, seq, ARRAY_SIZE(seq));
+	KUNIT_EXPECT_FALSE(test, bfq_seeky(s));
+	bfq_test_arrivals(test, j, jump, ARRAY_SIZE(jump));
+	KUNIT_EXPECT_FALSE(test, bfq_seeky(j));
+
+	/* 40 arrivals, every fourth far: 8 of the last 32, not seeky. */
+	for (i = 0; i < 40; i++) {
+		one[0] = (i % 4 == 3) ? r->arrival_end + 1000000 :
+					r->arrival_end;
+		bfq_test_arrivals(test, r, one, 1);
+	}
+	KUNIT_EXPECT_EQ(test, r->nr_judged, 32);
+	KUNIT_EXPECT_FALSE(test, bfq_seeky(r));
+	/* One more far: 9 of 32. */
+	one[0] = r->arrival_end + 1000000;
+	bfq_test_arrivals(test, r, one, 1);
+	KUNIT_EXPECT_TRUE(test, bfq_seeky(r));
+}
+
 static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_class_of_classes),
 	KUNIT_CASE_PARAM(bfq_timeout_charge_table, bfq_tocharge_gen_params),
@@ -573,6 +632,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_seeky_turn_times_out),
 	KUNIT_CASE(bfq_waker_pair_pays_time),
 	KUNIT_CASE(bfq_async_device_time_bounded),
+	KUNIT_CASE(bfq_seeky_young_queue),
 	{}
 };
 

@@ -706,16 +706,21 @@ unsigned int bfq_max_budget(struct bfq_data *bfqd)
 	       BFQ_DEFAULT_BUDGET_SECTORS;
 }
 
-/* Record whether @rq lies far from the queue's previous arrival. */
+/*
+ * Record whether @rq lies far from the queue's previous arrival. A queue's
+ * first arrival has no previous one: it is judged near.
+ */
 static void bfq_update_seek_history(struct bfq_queue *bfqq,
 				    struct request *rq)
 {
 	sector_t pos = blk_rq_pos(rq);
 	sector_t dist = pos > bfqq->arrival_end ? pos - bfqq->arrival_end :
 						  bfqq->arrival_end - pos;
+	bool far = bfqq->nr_judged && dist > BFQ_SEEK_SECTORS;
 
-	bfqq->seek_history = (bfqq->seek_history << 1) |
-			     (dist > BFQ_SEEK_SECTORS);
+	bfqq->seek_history = (bfqq->seek_history << 1) | far;
+	if (bfqq->nr_judged < 32)
+		bfqq->nr_judged++;
 	bfqq->arrival_end = pos + blk_rq_sectors(rq);
 }
 

@@ -215,6 +215,7 @@ struct bfq_queue {
 	sector_t next_pos;		/* end of the last dispatched request */
 	sector_t arrival_end;		/* end of the last arrived request */
 	u32 seek_history;		/* 1 bit per arrival: far from previous */
+	u8 nr_judged;			/* arrivals in it, up to 32 */
 	/*
 	 * Device time of its seeky requests since its last turn ended, those
 	 * injected while another queue was in service included: charged when
@@ -246,6 +247,7 @@ struct bfq_merge_saved {
 	bool valid;
 	u64 think_ns;
 	u32 seek_history;
+	u8 nr_judged;
 	sector_t arrival_end;
 	bool large_burst;
 	enum bfq_wr_kind wr_kind;
@@ -708,12 +710,29 @@ extern struct elv_fs_entry bfq_attrs[];
 extern const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[];
 #endif
 
-/* A queue is seeky if more than this many of its last 32 arrivals were. */
+/*
+ * A queue is seeky if more than this many of its last 32 arrivals were
+ * far from the one before; a queue with fewer than 32 arrivals judged,
+ * if more than the same fraction of them were, once it has at least
+ * BFQ_SEEKY_MIN_JUDGED. The young queue's rule: waiting for nine far
+ * arrivals idled the device for each new random reader's first nine
+ * requests, a slice each, and 32 database workers starting together on a
+ * disk waited seconds for it (the lab's exp4, 2026-12-07). Four arrivals
+ * of which two are far is no sequential reader's start (one far jump
+ * from its metadata to its data is allowed).
+ */
 #define BFQ_SEEKY_ARRIVALS	8
+#define BFQ_SEEKY_MIN_JUDGED	4
 
 static inline bool bfq_seeky(const struct bfq_queue *bfqq)
 {
-	return hweight32(bfqq->seek_history) > BFQ_SEEKY_ARRIVALS;
+	unsigned int far = hweight32(bfqq->seek_history);
+
+	if (far > BFQ_SEEKY_ARRIVALS)
+		return true;
+	return bfqq->nr_judged >= BFQ_SEEKY_MIN_JUDGED &&
+	       bfqq->nr_judged < 32 &&
+	       far * 32 > BFQ_SEEKY_ARRIVALS * bfqq->nr_judged;
 }
 
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */

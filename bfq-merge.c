@@ -496,6 +496,7 @@ void bfq_merge_join(struct bfq_data *bfqd, struct bfq_io_cq *bic,
 	if (s->valid) {
 		bfqq->think_ns = s->think_ns;
 		bfqq->seek_history = s->seek_history;
+		bfqq->nr_judged = s->nr_judged;
 		bfqq->arrival_end = s->arrival_end;
 		bfq_wr_restore(bfqd, bfqq, s, now_ns);
 		bfqq->merge.born = jiffies;
@@ -590,6 +591,7 @@ static void bfq_merge_save(struct bfq_queue *bfqq)
 		return;
 	bic->saved.think_ns = bfqq->think_ns;
 	bic->saved.seek_history = bfqq->seek_history;
+	bic->saved.nr_judged = bfqq->nr_judged;
 	bic->saved.arrival_end = bfqq->arrival_end;
 	bfq_wr_save(bfqq, &bic->saved);
 	bic->saved.valid = true;
@@ -645,6 +647,7 @@ static void bfq_merge_queues(struct bfq_data *bfqd, struct bfq_queue *from,
 	bfq_move_queued(bfqd, from, to);
 	/* After the move: its requests' arrivals must not judge @to. */
 	to->seek_history = 0;
+	to->nr_judged = 0;
 	bfq_put_queue(from);
 }
 
