@@ -130,8 +130,12 @@
  *    BFQ_INJECT_DEBT_BUDGETS of its budgets is passed over, so no queue
  *    gets more than that ahead of the others (allowed one budget, a
  *    queue of the 6.1 lab's DBMS model paid for its sweeps in a turn that
- *    then sat out every other queue's: its tail doubled). Not with
- *    strict_guarantees, which serves one queue at a time.
+ *    then sat out every other queue's: its tail doubled). The queue in
+ *    service's expired request (fifo_expire_sync) does not jump the
+ *    order: with ten requests outstanding a reader, nearly every request
+ *    outlives the deadline, and serving them by it is serving one queue
+ *    at a time again. Not with strict_guarantees, which serves one queue
+ *    at a time.
  *
  * Lifetime rule (bfq_data.lock): inj.waker, the wakees list, done[].bfqq
  * and probe_rq hold no reference. bfq_put_queue() calls
