@@ -674,6 +674,36 @@ static void bfq_wr_queue_bulk_ends(struct kunit *test)
 }
 
 /*
+ * Rule 2: a raised queue reading at random with BFQ_WR_ASYNC_READS
+ * requests outstanding at the end of a turn loses its raising there; one
+ * fewer, or as many in sequence (its read-ahead), keeps it.
+ */
+static void bfq_wr_queue_async_reader_ends(struct kunit *test)
+{
+	struct bfq_wr_test_dev d;
+	struct bfq_queue *bfqq;
+	u64 t = MS(1001);
+
+	bfq_wr_test_raise_first(test, &d);
+	bfqq = d.q[0];
+	bfqq->nr_queued = BFQ_WR_ASYNC_READS;
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 64, 4096, t++);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	bfqq->seek_history = ~0U;
+	bfqq->nr_queued = BFQ_WR_ASYNC_READS / 2;
+	bfqq->nr_in_driver = BFQ_WR_ASYNC_READS / 2 - 1;
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 64, 4096, t++);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, (unsigned int)BFQ_WR_COEFF);
+	bfqq->nr_in_driver++;
+	bfq_wr_expired(d.bfqd, bfqq, BFQ_EXP_TIMEOUT, 64, 4096, t++);
+	KUNIT_EXPECT_EQ(test, bfqq->wr.coeff, 1U);
+	KUNIT_EXPECT_EQ(test, d.bfqd->wr.nr_raised, 0U);
+	bfqq->nr_queued = 0;
+	bfqq->nr_in_driver = 0;
+	spin_unlock_irq(&d.bfqd->lock);
+}
+
+/*
  * Rule 2 for a queue with a waker: its turns count by their time, each
  * half of timeout_sync one greedy turn, however few sectors they moved
  * (an fsync loop's 8 a write); remainders add up across turns.
@@ -1237,6 +1267,7 @@ static struct kunit_case bfq_wr_cases[] = {
 	KUNIT_CASE(bfq_wr_queue_exit_unlinks),
 	KUNIT_CASE(bfq_wr_queue_off_and_lapse),
 	KUNIT_CASE(bfq_wr_queue_bulk_ends),
+	KUNIT_CASE(bfq_wr_queue_async_reader_ends),
 	KUNIT_CASE(bfq_wr_queue_aside),
 	KUNIT_CASE(bfq_wr_queue_softrt_over_interactive),
 	KUNIT_CASE(bfq_wr_holds_back_frames),
