@@ -127,19 +127,23 @@ static void bfq_budget_first_turn(struct kunit *test)
 	bool first = false;
 
 	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, false, 128,
-						 &first), 128U);
+						 false, &first), 128U);
 	KUNIT_EXPECT_TRUE(test, first);
 	first = false;
 	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, false, 0,
-						 &first), 1U);
+						 false, &first), 1U);
 	first = false;
 	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, true, true, 128,
-						 &first), 1024U);
+						 false, &first), 1024U);
 	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 0, false, false, 128,
-						 &first), 1024U);
+						 false, &first), 1024U);
 	KUNIT_EXPECT_EQ(test, bfq_budget_on_busy(1024, 300, true, false, 128,
-						 &first), 300U);
+						 false, &first), 300U);
 	KUNIT_EXPECT_FALSE(test, first);
+	/* The same for a next request queued before the first turn ended. */
+	KUNIT_EXPECT_EQ(test, bfq_budget_after_first(1024, 32, true), 32U);
+	KUNIT_EXPECT_EQ(test, bfq_budget_after_first(1024, 32, false), 1024U);
+	KUNIT_EXPECT_EQ(test, bfq_budget_after_first(1024, 0, true), 1U);
 }
 
 static struct kunit_case bfq_budget_test_cases[] = {

@@ -1024,7 +1024,9 @@ static void bfq_add_request(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_budget_on_busy(bfq_max_budget(bfqd),
 				   bfqq->entity.budget_sectors, bfqq->sync,
 				   bfqq->last_done_ns, blk_rq_sectors(rq),
+				   bfqq->first_used && (bfqq->seek_history & 1),
 				   &bfqq->first_budget);
+	bfqq->first_used = false;
 	bfq_queue_backlogged(bfqd, bfqq, rq, now_ns, asked_ns);
 	if (bfq_absence_was_short(bfqd, bfqq, now_ns))
 		bfq_entity_rejoin(&bfqq->entity, bfq_max_budget(bfqd));
@@ -1850,7 +1852,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 	unsigned int max_budget = bfq_max_budget(bfqd);
 	unsigned int served = entity->service_sectors;
 	unsigned int charge, idle_charge = 0;
-	bool streamed = false;
+	bool streamed = false, first_used, far;
 	u64 end_ns, turn_ns;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -1886,14 +1888,24 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expire_reason why,
 		      bfq_waker_time_charge(bfqd, max_budget, turn_ns));
 	if (why == BFQ_EXP_IDLE_TIMEOUT)
 		bfqq->idle_expired_ns = now_ns;
-	/* Rule 1 of bfq-budget.c: a first turn used up, max_budget next. */
-	if (bfqq->sync && !(bfqq->first_budget && why == BFQ_EXP_BUDGET))
+	/*
+	 * Rule 1 of bfq-budget.c: a first turn used up, max_budget next,
+	 * unless the queue's next request lies far: known now if it is
+	 * queued, else when it comes (bfq_add_request()).
+	 */
+	first_used = bfqq->sync && bfqq->first_budget && why == BFQ_EXP_BUDGET;
+	far = bfqq->seek_history & 1;
+	if (bfqq->sync && !first_used)
 		entity->budget_sectors = bfq_budget_next(max_budget,
 							 entity->budget_sectors,
 							 served, why);
+	else if (first_used && bfqq->nr_queued)
+		entity->budget_sectors = bfq_budget_after_first(max_budget,
+								served, far);
 	else
 		entity->budget_sectors = max_budget;
-	bfqq->first_budget = false;
+	bfqq->first_budget = first_used && bfqq->nr_queued && far;
+	bfqq->first_used = first_used && !bfqq->nr_queued;
 	trace_bfq_expire(bfq_dev(bfqd), bfqq->pid, why, served, charge,
 			 entity->budget_sectors);
 	bfq_log(bfqd, bfqq, "expire %s served=%u charge=%u next_budget=%u",

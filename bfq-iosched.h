@@ -229,6 +229,8 @@ struct bfq_queue {
 
 	/* Its first turn's budget was its first request (bfq_add_request). */
 	bool first_budget;
+	/* Its last turn was such a first turn, used up (bfq_expire()). */
+	bool first_used;
 	/* In bfq_data.busy_sync: backlogged, in service or in the device. */
 	bool busy;
 	enum bfq_class busy_class;
@@ -767,7 +769,9 @@ unsigned int bfq_entity_ioprio_weight(unsigned int level);
 /* bfq-budget.c: budget feedback and turn charges. */
 unsigned int bfq_budget_on_busy(unsigned int max_budget, unsigned int budget,
 				bool sync, bool served, unsigned int rq_sectors,
-				bool *first);
+				bool far_after_first, bool *first);
+unsigned int bfq_budget_after_first(unsigned int max_budget,
+				    unsigned int served, bool far);
 unsigned int bfq_budget_next(unsigned int max_budget, unsigned int budget,
 			     unsigned int served, enum bfq_expire_reason why);
 unsigned int bfq_budget_charge(unsigned int timeout_charge, unsigned int served,
