@@ -32,6 +32,8 @@
  *    worker) waited for its second file until its finish time came
  *    round, a full turn of every busy queue: 4-13 s under 32 such workers
  *    on the lab's disk (exp3), the small files' worst completion times.
+ *    Not for a raised queue: idling keeps its turn for its next read
+ *    (rule 5 of bfq-wr.c), which a one-request budget would end.
  * 2. Charge. A turn is charged the service received, except that a turn
  *    that timed out is charged for the device time it held: a queue too
  *    slow for its budget (seeky, or thinking between requests) pays for
