@@ -577,6 +577,36 @@ static void bfq_test_arrivals(struct kunit *test, struct bfq_queue *bfqq,
 }
 
 /*
+ * A sequential reader that starts its next file (one far arrival) is not
+ * jumping, its next request near; one that reads small files after a
+ * stream is, from its second far arrival, long before it is seeky; and a
+ * near arrival ends it.
+ */
+static void bfq_jumping_after_stream(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *q = bfq_test_queue(test, bfqd, 1);
+	sector_t one[1];
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		one[0] = 1000000 + i * 256;
+		bfq_test_arrivals(test, q, one, 1);
+	}
+	KUNIT_EXPECT_FALSE(test, bfq_jumping(q));
+	one[0] = 9000000;
+	bfq_test_arrivals(test, q, one, 1);
+	KUNIT_EXPECT_FALSE(test, bfq_jumping(q));
+	one[0] = 300000;
+	bfq_test_arrivals(test, q, one, 1);
+	KUNIT_EXPECT_TRUE(test, bfq_jumping(q));
+	KUNIT_EXPECT_FALSE(test, bfq_seeky(q));
+	one[0] = q->arrival_end;
+	bfq_test_arrivals(test, q, one, 1);
+	KUNIT_EXPECT_FALSE(test, bfq_jumping(q));
+}
+
+/*
  * A random reader is seeky from its fourth arrival, not its tenth; a
  * sequential reader that starts far from sector 0, or jumps once from its
  * metadata to its data, is not; and after 32 arrivals the rule is the
@@ -633,6 +663,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_waker_pair_pays_time),
 	KUNIT_CASE(bfq_async_device_time_bounded),
 	KUNIT_CASE(bfq_seeky_young_queue),
+	KUNIT_CASE(bfq_jumping_after_stream),
 	{}
 };
 

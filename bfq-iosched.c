@@ -1614,7 +1614,8 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * bfq-inject.c rule 4); when
  * queues of different weights or classes, or of several groups, compete,
  * because serving another queue now would give it (or its group) more
- * than its share; and for a sequential queue on a device that does not
+ * than its share; and for a sequential queue (neither seeky nor jumping:
+ * bfq_jumping()) on a device that does not
  * queue internally (bfq_queues_inside()) or seeks (rotational), where the
  * next request of the same queue is the cheapest one to serve, unless the
  * device has shown that requests far apart cost it no more than near
@@ -1657,7 +1658,8 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		return true;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;
-	return !bfq_seeky(bfqq) && bfq_rate_seek_costly(&bfqd->seek) &&
+	return !bfq_seeky(bfqq) && !bfq_jumping(bfqq) &&
+	       bfq_rate_seek_costly(&bfqd->seek) &&
 	       (!bfq_queue_nonrot(bfqd->queue) || !bfq_queues_inside(bfqd));
 }
 

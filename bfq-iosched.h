@@ -737,6 +737,22 @@ static inline bool bfq_seeky(const struct bfq_queue *bfqq)
 	       far * 32 > BFQ_SEEKY_ARRIVALS * bfqq->nr_judged;
 }
 
+/*
+ * Whether @bfqq's last two arrivals were both far: a queue sequential so
+ * far (not yet seeky) that now jumps from place to place, as a process
+ * reading one small file after another does once a large file ends. Its
+ * next request is no cheaper to serve than another queue's: idling for
+ * it on that ground (bfq_should_idle()) kept its turn for eight small
+ * files in a row, until it counted as seeky, and it then waited seconds
+ * for the others to catch up (the lab's exp3, 2026-12-07). One far
+ * arrival alone is a reader starting its next file, whose next request
+ * is near.
+ */
+static inline bool bfq_jumping(const struct bfq_queue *bfqq)
+{
+	return bfqq->nr_judged >= 2 && (bfqq->seek_history & 3) == 3;
+}
+
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
 #define BFQ_VT_SHIFT		22
 #define BFQ_IDLE_CLASS_GRACE_MS	200
