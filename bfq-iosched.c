@@ -1615,9 +1615,9 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * queues of different weights or classes, or of several groups, compete,
  * because serving another queue now would give it (or its group) more
  * than its share; and for a sequential queue (neither seeky nor jumping:
- * bfq_jumping()) on a device that does not
- * queue internally (bfq_queues_inside()) or seeks (rotational), where the
- * next request of the same queue is the cheapest one to serve, unless the
+ * bfq_jumping()) on a device that does not queue internally
+ * (bfq_queues_inside()) or seeks (rotational), where the next request of
+ * the same queue is the cheapest one to serve, unless the
  * device has shown that requests far apart cost it no more than near
  * ones (bfq_rate_seek_costly()). A queue born in a large burst (bfq-wr.c,
  * rule 4: the batch needs throughput) is idled for only for that last

@@ -746,11 +746,12 @@ static inline bool bfq_seeky(const struct bfq_queue *bfqq)
  * files in a row, until it counted as seeky, and it then waited seconds
  * for the others to catch up (the lab's exp3, 2026-12-07). One far
  * arrival alone is a reader starting its next file, whose next request
- * is near.
+ * is near. (A queue's first arrival is judged near: two far bits mean
+ * three arrivals at least.)
  */
 static inline bool bfq_jumping(const struct bfq_queue *bfqq)
 {
-	return bfqq->nr_judged >= 2 && (bfqq->seek_history & 3) == 3;
+	return (bfqq->seek_history & 3) == 3;
 }
 
 /* bfq-wf2q.c: the service layer. Every call needs bfq_data.lock. */
