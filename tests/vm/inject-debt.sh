@@ -7,10 +7,16 @@
 # selected again, once per budget owed, in one dispatch call with the
 # lock held and interrupts off (with max_budget=1 and a large debt, for
 # millions of rounds). The rig makes debts: max_budget=8 (one 4 KiB
-# request a turn), two sync readers at one request each on a rotational
-# scsi_debug disk with 200 us of service time, low_latency 1. The device
-# idles for the queue in service between its requests and injects the
-# other one's, which then owes.
+# request a turn), two random readers at 4 requests each (libaio) on a
+# rotational scsi_debug disk with 200 us of service time, low_latency 1.
+# Every request is far, so the device never shows near ones to compare
+# and seeks count as costly: bfq-inject.c's rule 6 serves the seeky
+# queues by position, and a request of the queue not in service taken so
+# is paid like an injected one. Two sequential readers at one request
+# each, idled for and injected into (the rig until 2026-12-07), made no
+# debt in about half the boots: a one-request turn expires when its next
+# request comes, so that request never goes out as the idled-for probe,
+# the injection base (rule 2) is never measured and nothing is injected.
 #
 # The trace of bfq_expire and bfq_dispatch shows a turn that dispatched
 # nothing as a budget expiry right after another expiry. There must be
@@ -53,9 +59,9 @@ echo 16384 > $T/buffer_size_kb
 echo 1 > $T/events/bfq/bfq_expire/enable
 echo 1 > $T/events/bfq/bfq_dispatch/enable
 echo 1 > $T/tracing_on
-fio --name=a --filename=/dev/$dev --direct=1 --ioengine=psync --rw=read \
+fio --name=a --filename=/dev/$dev --direct=1 --ioengine=libaio --iodepth=4 --rw=randread \
     --bs=4k --size=24M --offset=0 --runtime=4 --time_based \
-    --name=b --filename=/dev/$dev --direct=1 --ioengine=psync --rw=read \
+    --name=b --filename=/dev/$dev --direct=1 --ioengine=libaio --iodepth=4 --rw=randread \
     --bs=4k --size=24M --offset=32M --runtime=4 --time_based \
     --output-format=terse --terse-version=3 --output=/tmp/fio.terse
 rc=$?
