@@ -255,6 +255,7 @@ struct bfq_merge_saved {
 	enum bfq_wr_kind wr_kind;
 	unsigned int wr_coeff;
 	u64 wr_start_ns, wr_dur_ns;
+	u64 wr_int_start_ns, wr_int_dur_ns;	/* suspended interactive */
 };
 
 /*

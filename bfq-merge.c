@@ -65,12 +65,12 @@
  *
  * What the merged queue gets: the members and their queued requests (with
  * their deadlines; those in the device finish on their old queue), the
- * larger of the two budgets, the stronger of the two weight raisings
- * (bfq_wr_merge()); its seek history starts afresh. The emptied queue
- * ends its turn if it held the device and lives on only through its
- * requests in the device. Waker and injection pointers to it hold no
- * reference and are cleared when it is freed (bfq-inject.c), so they stay
- * consistent.
+ * larger of the two budgets, of each kind of weight raising the later one
+ * (bfq_wr_merge(): soft real time over interactive); its seek history
+ * starts afresh. The emptied queue ends its turn if it held the device
+ * and lives on only through its requests in the device. Waker and
+ * injection pointers to it hold no reference and are cleared when it is
+ * freed (bfq-inject.c), so they stay consistent.
  *
  * Pointers and references (bfq_data.lock for all of them):
  *

@@ -791,18 +791,27 @@ static void bfq_wr_queue_aside(struct kunit *test)
  * idle slice would be (an application that thinks a slice between its
  * reads is not switched); it then preempts an
  * interactively raised queue, not the other way round. When the soft
- * raising lapses, the interactive one goes on to its own end.
+ * raising lapses, the interactive one goes on to its own end: in its own
+ * queue, in the new queue that takes the process back after a split or a
+ * move to another group (bfq_wr_save(), bfq_wr_restore()), and in a queue
+ * it merges into (bfq_wr_merge()).
  */
 static void bfq_wr_queue_softrt_over_interactive(struct kunit *test)
 {
 	struct bfq_wr_test_dev d;
-	struct bfq_queue *player, *app;
+	struct bfq_queue *player, *app, *split, *merged, *qs[3];
+	struct bfq_merge_saved saved = {};
 	u64 t = MS(1000), int_end;
 	int i;
 
 	bfq_wr_test_dev_init(test, &d);
 	player = d.q[0];
 	app = d.q[1];
+	split = d.q[2];
+	merged = d.q[3];
+	qs[0] = player;
+	qs[1] = split;
+	qs[2] = merged;
 	spin_lock_irq(&d.bfqd->lock);
 	bfq_wr_backlogged(d.bfqd, player, t, t, true);
 	KUNIT_EXPECT_EQ(test, player->wr.kind, BFQ_WR_INTERACTIVE);
@@ -833,15 +842,28 @@ static void bfq_wr_queue_softrt_over_interactive(struct kunit *test)
 			(unsigned int)BFQ_WR_SOFTRT_COEFF);
 	KUNIT_EXPECT_TRUE(test, bfq_wr_preempts_queue(d.bfqd, player, app));
 	KUNIT_EXPECT_FALSE(test, bfq_wr_preempts_queue(d.bfqd, app, player));
+	/*
+	 * The player's process leaves its queue (a split, a move to another
+	 * group) and another queue takes it in (a merge): each new queue
+	 * carries the suspended interactive raising too.
+	 */
+	bfq_wr_save(player, &saved);
+	bfq_wr_restore(d.bfqd, split, &saved, t);
+	bfq_wr_merge(d.bfqd, merged, player, t);
 	/* No batch for longer than the soft raising: interactive again. */
 	t += MS(BFQ_WR_SOFTRT_DURATION_MS);
-	bfq_wr_selected(d.bfqd, player, t);
-	KUNIT_EXPECT_EQ(test, player->wr.kind, BFQ_WR_INTERACTIVE);
-	KUNIT_EXPECT_EQ(test, player->wr.coeff, (unsigned int)BFQ_WR_COEFF);
-	KUNIT_EXPECT_EQ(test, player->wr.start_ns + player->wr.dur_ns, int_end);
-	bfq_wr_selected(d.bfqd, player, int_end);
-	KUNIT_EXPECT_EQ(test, player->wr.coeff, 1U);
-	bfq_wr_queue_exit(d.bfqd, player);
+	for (i = 0; i < ARRAY_SIZE(qs); i++) {
+		bfq_wr_selected(d.bfqd, qs[i], t);
+		KUNIT_EXPECT_EQ_MSG(test, qs[i]->wr.kind, BFQ_WR_INTERACTIVE,
+				    "queue %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, qs[i]->wr.coeff,
+				    (unsigned int)BFQ_WR_COEFF, "queue %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, qs[i]->wr.start_ns +
+				    qs[i]->wr.dur_ns, int_end, "queue %d", i);
+		bfq_wr_selected(d.bfqd, qs[i], int_end);
+		KUNIT_EXPECT_EQ_MSG(test, qs[i]->wr.coeff, 1U, "queue %d", i);
+		bfq_wr_queue_exit(d.bfqd, qs[i]);
+	}
 	bfq_wr_queue_exit(d.bfqd, app);
 	KUNIT_EXPECT_TRUE(test, list_empty(&d.bfqd->wr.raised));
 	spin_unlock_irq(&d.bfqd->lock);

@@ -778,12 +778,58 @@ void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s)
 	s->wr_coeff = bfqq->wr.coeff;
 	s->wr_start_ns = bfqq->wr.start_ns;
 	s->wr_dur_ns = bfqq->wr.dur_ns;
+	s->wr_int_start_ns = bfqq->wr.int_start_ns;
+	s->wr_int_dur_ns = bfqq->wr.int_dur_ns;
+}
+
+/*
+ * Give @bfqq a raising of @kind from @start_ns for @dur_ns, if it still
+ * runs at @now_ns, beside the one @bfqq has. Of each kind the later end is
+ * kept, and rule 3 holds between the two: a soft real-time raising is the
+ * queue's own while it runs, the interactive one (the queue's or the one
+ * given) suspended under it.
+ */
+static void bfq_wr_give(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			enum bfq_wr_kind kind, unsigned int coeff,
+			u64 start_ns, u64 dur_ns, u64 now_ns)
+{
+	struct bfq_wr_queue *wr = &bfqq->wr;
+	u64 int_start_ns = 0, int_dur_ns = 0;
+
+	if (!dur_ns || now_ns - start_ns >= dur_ns)
+		return;
+	if (wr->coeff > 1 && wr->kind == kind) {
+		if (start_ns + dur_ns > wr->start_ns + wr->dur_ns) {
+			wr->start_ns = start_ns;
+			wr->dur_ns = dur_ns;
+		}
+		return;
+	}
+	if (kind == BFQ_WR_INTERACTIVE && wr->coeff > 1) {
+		/* Under the queue's soft real-time raising. */
+		if (!wr->int_dur_ns ||
+		    start_ns + dur_ns > wr->int_start_ns + wr->int_dur_ns) {
+			wr->int_start_ns = start_ns;
+			wr->int_dur_ns = dur_ns;
+		}
+		return;
+	}
+	if (wr->coeff > 1) {
+		/* A soft real-time raising over the queue's interactive one. */
+		int_start_ns = wr->start_ns;
+		int_dur_ns = wr->dur_ns;
+	}
+	bfq_wr_resume(bfqd, bfqq, kind, coeff, start_ns, dur_ns);
+	wr->int_start_ns = int_start_ns;
+	wr->int_dur_ns = int_dur_ns;
 }
 
 /*
  * The new queue of a process split off a merged queue gets back the state
  * it had when it merged: a large burst's membership for its life, a
- * raising if it has not lapsed meanwhile. It is no new queue to rule 1.
+ * raising if it has not lapsed meanwhile, with the interactive raising a
+ * soft real-time one suspended (which goes on alone if the soft one
+ * lapsed). It is no new queue to rule 1.
  */
 void bfq_wr_restore(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		    const struct bfq_merge_saved *s, u64 now_ns)
@@ -793,32 +839,34 @@ void bfq_wr_restore(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->wr.seen_busy = true;
 	if (s->large_burst)
 		bfqq->wr.burst = BFQ_BURST_LARGE;
-	if (s->wr_coeff > 1 && bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq) &&
-	    now_ns - s->wr_start_ns < s->wr_dur_ns)
-		bfq_wr_resume(bfqd, bfqq, s->wr_kind, s->wr_coeff,
-			      s->wr_start_ns, s->wr_dur_ns);
+	if (s->wr_coeff == 1 || !bfq_wr_enabled(bfqd) ||
+	    !bfq_wr_raisable(bfqq))
+		return;
+	bfq_wr_give(bfqd, bfqq, s->wr_kind, s->wr_coeff, s->wr_start_ns,
+		    s->wr_dur_ns, now_ns);
+	bfq_wr_give(bfqd, bfqq, BFQ_WR_INTERACTIVE, BFQ_WR_COEFF,
+		    s->wr_int_start_ns, s->wr_int_dur_ns, now_ns);
 }
 
 /*
- * @from merged into @to: @to keeps the stronger raising of the two, the
- * larger coefficient, or at equal ones the later end, so that no process
- * of the merged queue loses a raising it was owed by merging.
+ * @from merged into @to: @to keeps, of each kind of raising, the one of
+ * the two that ends later, so that no process of the merged queue loses a
+ * raising it was owed by merging; a soft real-time one over an
+ * interactive one, as rule 3 says.
  */
 void bfq_wr_merge(struct bfq_data *bfqd, struct bfq_queue *to,
 		  const struct bfq_queue *from, u64 now_ns)
 {
-	const struct bfq_wr_queue *f = &from->wr, *t = &to->wr;
+	const struct bfq_wr_queue *f = &from->wr;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (f->coeff == 1 || now_ns - f->start_ns >= f->dur_ns ||
-	    !bfq_wr_raisable(to) || !bfq_wr_enabled(bfqd))
+	if (f->coeff == 1 || !bfq_wr_raisable(to) || !bfq_wr_enabled(bfqd))
 		return;
-	if (f->coeff < t->coeff ||
-	    (f->coeff == t->coeff &&
-	     f->start_ns + f->dur_ns <= t->start_ns + t->dur_ns))
-		return;
-	bfq_wr_resume(bfqd, to, f->kind, f->coeff, f->start_ns, f->dur_ns);
+	bfq_wr_give(bfqd, to, f->kind, f->coeff, f->start_ns, f->dur_ns,
+		    now_ns);
+	bfq_wr_give(bfqd, to, BFQ_WR_INTERACTIVE, BFQ_WR_COEFF,
+		    f->int_start_ns, f->int_dur_ns, now_ns);
 }
 
 /* The lifetime rule: called by bfq_put_queue() before it frees @bfqq. */
