@@ -34,7 +34,7 @@ shift
 ldir=$BFQ_TOP/tests/lab
 quick=(calibrate quick-share quick-startup)
 full=(calibrate exp1-maxbudget exp2-shares exp6-startup exp3-webserver
-      exp4-dbms exp5-video)
+      exp4-dbms exp5-video exp7-readers)
 if [ $# -gt 0 ]; then
 	exps=("$@")
 elif [ "${LAB_QUICK:-0}" = 1 ]; then

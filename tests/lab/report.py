@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 EXPERIMENTS = ["calibrate", "quick-share", "quick-startup", "exp1-maxbudget",
                "exp2-shares", "exp3-webserver", "exp4-dbms", "exp5-video",
-               "exp6-startup"]
+               "exp6-startup", "exp7-readers"]
 SCHEDS = ["ours", "stock", "mq-deadline", "kyber", "none"]
 V0 = "bfq-v0-results-linux-2.6.21.txt"
 MQ = "bfq-mq-results-linux-4.19.txt"
@@ -331,8 +331,10 @@ def section_exp2(labdir, runs):
 
 
 def section_simple(labdir, runs, exp, key, title, pub_head, pub_rows, cols):
-    out = ["## %s" % title, "", "Published (%s):" % V0, ""]
-    out += md_table(pub_head, pub_rows)
+    out = ["## %s" % title, ""]
+    if pub_rows:
+        out += ["Published (%s):" % V0, ""]
+        out += md_table(pub_head, pub_rows)
     for kver, run in runs.items():
         if exp not in run["exps"]:
             continue
@@ -425,6 +427,12 @@ def main():
          ("lost % (last interval)", "lost_pct"), ("MB/s", "mbps"),
          ("worst % > 40 ms late (earlier intervals)", "late40_pct"),
          ("% > 40 ms late (all earlier intervals)", "late40_all_pct")])
+    out += section_simple(
+        labdir, runs, "exp7-readers", "exp7",
+        "Experiment 7: sequential readers together (no published figure)",
+        None, None,
+        [("scheduler", "sched"), ("readers", "kind"),
+         ("readers' MB/s", "read_mbps"), ("device MB/s", "dev_mbps")])
     out += section_latency(labdir, runs)
     with open(os.path.join(labdir, "report.md"), "w") as f:
         f.write("\n".join(out) + "\n")
