@@ -787,7 +787,8 @@ void bfq_wr_save(const struct bfq_queue *bfqq, struct bfq_merge_saved *s)
  * runs at @now_ns, beside the one @bfqq has. Of each kind the later end is
  * kept, and rule 3 holds between the two: a soft real-time raising is the
  * queue's own while it runs, the interactive one (the queue's or the one
- * given) suspended under it.
+ * given) suspended under it. A raising taken over starts afresh as
+ * bfq_wr_resume() says (rule 10's set-aside weight ends with it).
  */
 static void bfq_wr_give(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			enum bfq_wr_kind kind, unsigned int coeff,
@@ -798,14 +799,8 @@ static void bfq_wr_give(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 
 	if (!dur_ns || now_ns - start_ns >= dur_ns)
 		return;
-	if (wr->coeff > 1 && wr->kind == kind) {
-		if (start_ns + dur_ns > wr->start_ns + wr->dur_ns) {
-			wr->start_ns = start_ns;
-			wr->dur_ns = dur_ns;
-		}
-		return;
-	}
-	if (kind == BFQ_WR_INTERACTIVE && wr->coeff > 1) {
+	if (wr->coeff > 1 && wr->kind == BFQ_WR_SOFT_RT &&
+	    kind == BFQ_WR_INTERACTIVE) {
 		/* Under the queue's soft real-time raising. */
 		if (!wr->int_dur_ns ||
 		    start_ns + dur_ns > wr->int_start_ns + wr->int_dur_ns) {
@@ -814,7 +809,12 @@ static void bfq_wr_give(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		}
 		return;
 	}
-	if (wr->coeff > 1) {
+	if (wr->coeff > 1 && wr->kind == kind) {
+		if (start_ns + dur_ns <= wr->start_ns + wr->dur_ns)
+			return;
+		int_start_ns = wr->int_start_ns;
+		int_dur_ns = wr->int_dur_ns;
+	} else if (wr->coeff > 1) {
 		/* A soft real-time raising over the queue's interactive one. */
 		int_start_ns = wr->start_ns;
 		int_dur_ns = wr->dur_ns;
