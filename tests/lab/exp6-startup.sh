@@ -40,20 +40,12 @@ GUARD=${LAB_GUARD:-}
 KINDS=$(echo "${LAB_KINDS:-10r-seq 10r-rand 5r5w-seq 5r5w-rand}" | tr ',' ' ')
 MNT=/mnt/lab
 LL=/tests/lowlat
-trap 'bg_stop; umount $MNT 2>/dev/null; lab_stop >/dev/null' EXIT
+trap 'lab_bg_stop; umount $MNT 2>/dev/null; lab_stop >/dev/null' EXIT
 
-# fs: ext4 on the whole device, few inodes and a small journal (all
-# zeroed now: no lazy-init I/O later), the background's files, then the
-# application spread by ext4 over the disk's block groups.
+# fs: lab_fs's ext4 and background files, then the application spread
+# by ext4 over the disk's block groups.
 fs() {
-	local i
-	modprobe ext4 || return 1
-	/usr/sbin/mke2fs -q -F -t ext4 -N 65536 -J size=32 \
-		-E lazy_itable_init=0,lazy_journal_init=0 /dev/$DEV >/dev/null || return 1
-	mkdir -p $MNT && mount -t ext4 /dev/$DEV $MNT || return 1
-	mkdir -p $MNT/bg
-	for i in 0 1 2 3 4 5 6 7 8 9; do $LL fill $MNT/bg/r$i 32 || return 1; done
-	for i in 0 1 2 3 4; do $LL fill $MNT/bg/w$i 32 || return 1; done
+	lab_fs $MNT || return 1
 	$LL layout $MNT || return 1
 	sync
 }
@@ -76,11 +68,6 @@ bg_start() {
 		--numjobs=$nw --rw=${rw%read}write --bs=$bs --direct=0
 	fio --output=/tmp/bg.out "$@" &
 	BGPID=$!
-}
-bg_stop() {
-	[ -n "$BGPID" ] || return 0
-	kill -INT $BGPID 2>/dev/null; wait $BGPID 2>/dev/null
-	BGPID=
 }
 sectors() { awk '{ print $3 + $7 }' /sys/block/$DEV/stat; }
 wsectors() { awk '{ print $7 }' /sys/block/$DEV/stat; }
@@ -117,7 +104,7 @@ cell() {
 	d=$(bg_bytes)
 	f=$(sectors)
 	lab_trace_off lowlat >&2
-	bg_stop
+	lab_bg_stop
 	ms=${ms:-$((CAP * 1000))}
 	echo "$ms $(mbps $((a * 512)) $((b * 512)) $LEAD)" \
 		"$(mbps $c $d $(awk -v m=$ms 'BEGIN { print m / 1000 }'))" \

@@ -29,21 +29,13 @@ ROUNDS=${LAB_ROUNDS:-2}
 LEAD=${LAB_LEAD:-2}
 KINDS=$(echo "${LAB_KINDS:-1r 5r 10r 5r5w}" | tr ',' ' ')
 MNT=/mnt/lab
-LL=/tests/lowlat
 BGPID=
-trap 'bg_stop; umount $MNT 2>/dev/null; lab_stop >/dev/null' EXIT
+trap 'lab_bg_stop; umount $MNT 2>/dev/null; lab_stop >/dev/null' EXIT
 
-# fs: ext4 on the whole device, the readers' files r0-r9, then the
-# writers' w0-w4, each written whole before the next.
+# fs: lab_fs's ext4 and files, the readers' r0-r9 then the writers'
+# w0-w4, each written whole before the next.
 fs() {
-	local i
-	modprobe ext4 || return 1
-	/usr/sbin/mke2fs -q -F -t ext4 -N 65536 -J size=32 \
-		-E lazy_itable_init=0,lazy_journal_init=0 /dev/$DEV >/dev/null || return 1
-	mkdir -p $MNT && mount -t ext4 /dev/$DEV $MNT || return 1
-	mkdir -p $MNT/bg
-	for i in 0 1 2 3 4 5 6 7 8 9; do $LL fill $MNT/bg/r$i 32 || return 1; done
-	for i in 0 1 2 3 4; do $LL fill $MNT/bg/w$i 32 || return 1; done
+	lab_fs $MNT || return 1
 	sync
 }
 
@@ -65,11 +57,6 @@ bg_start() {
 	fio --output=/tmp/bg.out "$@" &
 	BGPID=$!
 }
-bg_stop() {
-	[ -n "$BGPID" ] || return 0
-	kill -INT $BGPID 2>/dev/null; wait $BGPID 2>/dev/null
-	BGPID=
-}
 # rbytes: the bytes fio's job processes read.
 rbytes() {
 	lab_read_bytes $(cat /proc/$BGPID/task/*/children 2>/dev/null) |
@@ -87,7 +74,7 @@ cell() {
 	a=$(rbytes) c=$(sectors)
 	sleep $SECS
 	b=$(rbytes) d=$(sectors)
-	bg_stop
+	lab_bg_stop
 	awk -v a=$a -v b=$b -v c=$c -v d=$d -v t=$SECS 'BEGIN {
 		printf "%.2f %.2f\n", (b - a) / t / 1e6, (d - c) * 512 / t / 1e6 }'
 }

@@ -89,6 +89,28 @@ lab_data() { local e=$1; shift; echo "LAB-DATA $e $*"; }
 
 lab_cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
+# lab_fs MNT: ext4 on the whole device, few inodes and a small journal
+# (all zeroed now: no lazy-init I/O later), mounted on MNT, with a
+# background's files MNT/bg/r0-r9 and w0-w4, 32 MiB each, written one
+# after another (experiments 6 and 7).
+lab_fs() {
+	local i
+	modprobe ext4 || return 1
+	/usr/sbin/mke2fs -q -F -t ext4 -N 65536 -J size=32 \
+		-E lazy_itable_init=0,lazy_journal_init=0 /dev/$DEV >/dev/null || return 1
+	mkdir -p $1 && mount -t ext4 /dev/$DEV $1 || return 1
+	mkdir -p $1/bg
+	for i in 0 1 2 3 4 5 6 7 8 9; do /tests/lowlat fill $1/bg/r$i 32 || return 1; done
+	for i in 0 1 2 3 4; do /tests/lowlat fill $1/bg/w$i 32 || return 1; done
+}
+
+# lab_bg_stop: interrupt the background fio started as $BGPID, if any.
+lab_bg_stop() {
+	[ -n "$BGPID" ] || return 0
+	kill -INT $BGPID 2>/dev/null; wait $BGPID 2>/dev/null
+	BGPID=
+}
+
 # fio terse v3: 6 read KiB, 7 read KiB/s, 8 read IOPS, 16 read clat mean
 # (us), 47 write KiB, 48 write KiB/s.
 lab_fio() { fio --output-format=terse --terse-version=3 --output=/tmp/lab.t "$@"; }
