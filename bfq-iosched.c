@@ -265,13 +265,12 @@ static unsigned int rq_dispatched_sectors(struct request *rq)
  * Rule 5 of bfq-inject.c: @rq, dispatched, is counted in the range of the
  * disk it goes to (@up), or leaves the device.
  */
-static void rq_count_range(struct bfq_data *bfqd, struct request *rq, bool up)
+static void __rq_count_range(struct bfq_data *bfqd, struct request *rq,
+			     bool up)
 {
 	struct bfq_ranges *r = &bfqd->ranges;
 	unsigned int i;
 
-	if (r->nr < 2)
-		return;
 	if (up) {
 		i = bfq_inject_range_of(r, blk_rq_pos(rq));
 		rq->elv.priv[1] = (void *)((rq_state(rq) & ~BFQ_RQ_RANGE_MASK) |
@@ -282,6 +281,14 @@ static void rq_count_range(struct bfq_data *bfqd, struct request *rq, bool up)
 		if (!WARN_ON_ONCE(!r->in_driver[i]))
 			r->in_driver[i]--;
 	}
+}
+
+/* Inline: on a disk of one range it is a test on every request's path. */
+static inline void rq_count_range(struct bfq_data *bfqd, struct request *rq,
+				  bool up)
+{
+	if (bfqd->ranges.nr > 1)
+		__rq_count_range(bfqd, rq, up);
 }
 
 /* Design note 8: whether the bound on writeback in the device is on. */
@@ -295,14 +302,12 @@ bool bfq_async_bound_on(const struct bfq_data *bfqd, u64 now_ns)
  * device holds (@up), or leaves the device. One sent under the bound
  * notes when (fifo_time is free once a request is sent).
  */
-static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
-			   bool up)
+static void __rq_count_async(struct bfq_data *bfqd, struct request *rq,
+			     bool up)
 {
 	if (up) {
 		u64 now_ns;
 
-		if (rq_bfqq(rq)->sync)
-			return;
 		bfqd->async_in_driver += rq_dispatched_sectors(rq);
 		rq_state_set(rq, BFQ_RQ_ASYNC_DEV, true);
 		now_ns = ktime_get_ns();
@@ -311,7 +316,7 @@ static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
 			rq->fifo_time = now_ns;
 			rq_state_set(rq, BFQ_RQ_ASYNC_HELD, true);
 		}
-	} else if (rq_state(rq) & BFQ_RQ_ASYNC_DEV) {
+	} else {
 		rq_state_set(rq, BFQ_RQ_ASYNC_DEV | BFQ_RQ_ASYNC_HELD, false);
 		if (!WARN_ON_ONCE(bfqd->async_in_driver <
 				  rq_dispatched_sectors(rq)))
@@ -319,6 +324,14 @@ static void rq_count_async(struct bfq_data *bfqd, struct request *rq,
 		else
 			bfqd->async_in_driver = 0;
 	}
+}
+
+/* Inline: a sync request, the common case, is not counted. */
+static inline void rq_count_async(struct bfq_data *bfqd, struct request *rq,
+				  bool up)
+{
+	if (up ? !rq_bfqq(rq)->sync : rq_state(rq) & BFQ_RQ_ASYNC_DEV)
+		__rq_count_async(bfqd, rq, up);
 }
 
 /*
@@ -1562,7 +1575,9 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 						  queuelist);
 	struct request *rq;
 
-	if (time_after_eq64(get_jiffies_64(), oldest->fifo_time))
+	/* Alone in its queue (a reader at depth 1): nothing to choose. */
+	if (bfqq->nr_queued == 1 ||
+	    time_after_eq64(get_jiffies_64(), oldest->fifo_time))
 		return oldest;
 	if (bfqq->nr_meta)
 		list_for_each_entry(rq, &bfqq->fifo, queuelist)
@@ -2246,10 +2261,17 @@ static struct request *bfq_dispatch_from_queues(struct bfq_data *bfqd)
 		 */
 		if (bfq_frame_waits(bfqd, bfqq, rq, now_ns))
 			return bfq_dispatch_unheld(bfqd, bfqq, now_ns);
-		/* Rule 6 of bfq-inject.c: seeky queues' requests by position. */
-		orq = bfq_inject_sweep_pick(bfqd, bfqq, rq, now_ns, &other);
-		if (other != bfqq)
-			return bfq_dispatch_swept(bfqd, other, orq, now_ns);
+		/*
+		 * Rule 6 of bfq-inject.c: seeky queues' requests by position,
+		 * if another queue has some.
+		 */
+		if (bfqd->nr_queued > bfqq->nr_queued) {
+			orq = bfq_inject_sweep_pick(bfqd, bfqq, rq, now_ns,
+						    &other);
+			if (other != bfqq)
+				return bfq_dispatch_swept(bfqd, other, orq,
+							  now_ns);
+		}
 		/* Rule 5 of bfq-inject.c: an idle actuator's request first. */
 		if (bfqd->ranges.nr > 1) {
 			unsigned int i = bfq_inject_range_of(&bfqd->ranges,
