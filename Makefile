@@ -32,12 +32,10 @@ endif
 ccflags-$(BFQ_TEST_HOOKS) += -DBFQ_TEST_HOOKS
 
 obj-$(CONFIG_IOSCHED_BFQ) += bfq.o
-bfq-y := bfq-iosched.o bfq-wf2q.o bfq-budget.o bfq-rate.o bfq-wr.o \
-	 bfq-inject.o bfq-merge.o bfq-tags.o bfq-sysfs.o
-bfq-$(CONFIG_BLK_DEBUG_FS) += bfq-debugfs.o
-bfq-$(CONFIG_BFQ_GROUP_IOSCHED) += bfq-cgroup.o
+# Every bfq-*.c is built in bfq-build.c's one unit (see its header).
+bfq-y := bfq-build.o
 # bfq-trace.h is found by define_trace.h through the include path.
-CFLAGS_bfq-iosched.o += -I$(src)
+CFLAGS_bfq-build.o += -I$(src)
 
 else
 

@@ -138,6 +138,8 @@
 
 #define CREATE_TRACE_POINTS
 #include "bfq-trace.h"
+/* The files after this one in bfq-build.c only use the tracepoints. */
+#undef CREATE_TRACE_POINTS
 
 /*
  * Default values of the tunables, as documented for the stock module so
