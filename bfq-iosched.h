@@ -903,6 +903,16 @@ u64 bfq_wr_frame_wait(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		      unsigned int sectors, u64 now_ns);
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
+/*
+ * bfq-wr.c rule 8: whether bfq_wr_tag_reserve() may name any queue; with
+ * low_latency off it names none. Inline: bfq_limit_depth() asks at every
+ * sync read's tag, mostly to hear no.
+ */
+static inline bool bfq_wr_tag_reserve_on(const struct bfq_data *bfqd)
+{
+	return READ_ONCE(bfqd->tun.low_latency);
+}
+
 bool bfq_wr_newcomer_raisable(struct bfq_data *bfqd, u64 now_ns);
 bool bfq_wr_preempts_queue(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			   const struct bfq_queue *cur);

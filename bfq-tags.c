@@ -209,10 +209,14 @@ static bool bfq_tags_group_tagless(struct bfq_data *bfqd,
 static bool bfq_tags_reserved_for(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				  u64 now_ns, bool *kept_for)
 {
-	/* Racy, like every read here: see bfq_wr_tag_reserve(). */
+	/*
+	 * Racy, like every read here: see bfq_wr_tag_reserve(). The call
+	 * last, and only if it can name a queue.
+	 */
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
-		    bfq_wr_tag_reserve(bfqd, bfqq, now_ns) ||
-		    bfq_tags_group_tagless(bfqd, bfqq);
+		    bfq_tags_group_tagless(bfqd, bfqq) ||
+		    (bfq_wr_tag_reserve_on(bfqd) &&
+		     bfq_wr_tag_reserve(bfqd, bfqq, now_ns));
 	return *kept_for || ((bfqq == READ_ONCE(bfqd->in_service_bfqq) ||
 			      bfqq == READ_ONCE(bfqd->tags.served_waker)) &&
 			     !bfq_tags_someone_waits(bfqd, now_ns));
@@ -410,14 +414,11 @@ void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	/* nr_requests was written: see bfq_depth_updated(). */
 	if (unlikely(nr != smp_load_acquire(&bfqd->tags.nr)))
 		bfq_tags_set_depths(bfqd, nr);
-	if (!op_is_sync(opf)) {
-		tags = bfq_tags_write_limit(bfqd, opf);
-		if (!tags && bfq_tags_kept(bfqd, ktime_get_ns()))
-			tags = READ_ONCE(bfqd->tags.shared_depth);
-	} else {
-		tags = bfq_tags_sync(bfqd, data,
-				     bfq_tags_write_limit(bfqd, opf));
-	}
+	tags = bfq_tags_write_limit(bfqd, opf);
+	if (op_is_sync(opf))
+		tags = bfq_tags_sync(bfqd, data, tags);
+	else if (!tags && bfq_tags_kept(bfqd, ktime_get_ns()))
+		tags = READ_ONCE(bfqd->tags.shared_depth);
 	if (tags)
 		data->shallow_depth = bfq_shallow_depth(data->hctx, tags);
 }
