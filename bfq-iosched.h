@@ -599,8 +599,7 @@ static inline void bfq_lockless_unlock(struct bfq_data *bfqd,
 /* bfq-tags.c: the scheduler-tag policy. Lock-free unless said. */
 void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
 			  bool up);	/* bfq_data.lock */
-void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic);
-void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
+void bfq_tags_wake_marked(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx);
 void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
@@ -684,6 +683,32 @@ static inline bool bfq_tags_exhausted(struct bfq_data *bfqd,
 	if (waker)
 		held -= (int)(waker->nr_queued + waker->nr_in_driver);
 	return held >= (int)bfqd->queue->nr_requests;
+}
+
+/*
+ * Rule 4 of bfq-tags.c: @bic's process has its tag, or is gone. Inline,
+ * like bfq_tags_wake_waiters(): at every request, mostly unmarked.
+ */
+static inline void bfq_tags_waited(struct bfq_data *bfqd,
+				   struct bfq_io_cq *bic)
+{
+	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
+	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
+		atomic_dec(&bfqd->tags.waiters);
+}
+
+/*
+ * Rule 4 of bfq-tags.c: a request we prepared is about to give back its
+ * tag; while a process the kept tags are for may wait (a bic marked, or a
+ * newcomer's ask), bfq_tags_wake_marked() sees whether one does. Inline:
+ * at every finish, mostly to find neither.
+ */
+static inline void bfq_tags_wake_waiters(struct bfq_data *bfqd,
+					 struct blk_mq_hw_ctx *hctx)
+{
+	if (atomic_read(&bfqd->tags.waiters) ||
+	    READ_ONCE(bfqd->tags.newcomer_ask_ns))
+		bfq_tags_wake_marked(bfqd, hctx);
 }
 
 /*

@@ -118,14 +118,6 @@ void bfq_tags_count_group(struct bfq_data *bfqd, struct bfq_group *bfqg,
 	}
 }
 
-/* @bic's process has its tag, or is gone. */
-void bfq_tags_waited(struct bfq_data *bfqd, struct bfq_io_cq *bic)
-{
-	if (test_bit(BFQ_BIC_TAG_WAITING, &bic->flags) &&
-	    test_and_clear_bit(BFQ_BIC_TAG_WAITING, &bic->flags))
-		atomic_dec(&bfqd->tags.waiters);
-}
-
 /*
  * Whether a process the tags of rule 8 (bfq-wr.c) are kept for sleeps for
  * one: a bic bfq_tags_note_waiter() marked, or a newcomer that asked less
@@ -171,10 +163,10 @@ static void bfq_tags_wake_all(struct blk_mq_hw_ctx *hctx)
 }
 
 /*
- * A request we prepared is about to give back its tag (rule 4): wake every
- * sleeper while a process the kept tags are for waits.
+ * Rule 4, when bfq_tags_wake_waiters() found a bic marked or a newcomer's
+ * ask: wake every sleeper while a process the kept tags are for waits.
  */
-void bfq_tags_wake_waiters(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
+void bfq_tags_wake_marked(struct bfq_data *bfqd, struct blk_mq_hw_ctx *hctx)
 {
 	if (bfq_tags_someone_waits(bfqd, 0))
 		bfq_tags_wake_all(hctx);
