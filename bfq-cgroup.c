@@ -695,26 +695,6 @@ struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio)
 	return bfq_cg_online_from(bfqd, bio->bi_blkg);
 }
 
-/*
- * Rule 11: the group whose queues @bio's I/O joins on @bfqd, NULL for the
- * root group (or a bio of no cgroup). Under bfq_data.lock.
- */
-struct bfq_group *bfq_cg_queue_group(struct bfq_data *bfqd, struct bio *bio)
-{
-	struct bfq_group *bfqg;
-
-	if (!bio || !bio->bi_blkg)
-		return NULL;
-	bfqg = bfq_cg_bio_group(bfqd, bio);
-	return bfqg == bfq_root_group(bfqd) ? NULL : bfqg;
-}
-
-/* The same for @rq, by its first bio (NULL: none, the root group). */
-struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq)
-{
-	return bfq_cg_queue_group(bfqd, rq->bio);
-}
-
 /* Rule 11: give @bfqg's entity its parent's level, ancestors first. */
 static void bfq_cg_place(struct bfq_data *bfqd, struct bfq_group *bfqg)
 {

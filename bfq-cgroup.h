@@ -214,8 +214,32 @@ static inline void bfq_cg_stat_dispatched(struct bfq_group *bfqg,
 #endif /* CONFIG_BFQ_CGROUP_DEBUG */
 
 struct bfq_group *bfq_cg_bio_group(struct bfq_data *bfqd, struct bio *bio);
-struct bfq_group *bfq_cg_queue_group(struct bfq_data *bfqd, struct bio *bio);
-struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd, struct request *rq);
+
+/*
+ * Rule 11 of bfq-cgroup.c: the group whose queues @bio's I/O joins on
+ * @bfqd, NULL for the root group (or a bio of no cgroup). Under
+ * bfq_data.lock. A bio of the root cgroup, most of them, is answered
+ * without the walk up the blkgs: the root group is never offline, and
+ * were it not found the walk would end there too.
+ */
+static inline struct bfq_group *bfq_cg_queue_group(struct bfq_data *bfqd,
+						   struct bio *bio)
+{
+	struct bfq_group *bfqg;
+
+	if (!bio || !bio->bi_blkg || bio->bi_blkg == bfqd->queue->root_blkg)
+		return NULL;
+	bfqg = bfq_cg_bio_group(bfqd, bio);
+	return bfqg == bfq_root_group(bfqd) ? NULL : bfqg;
+}
+
+/* The same for @rq, by its first bio (NULL: none, the root group). */
+static inline struct bfq_group *bfq_cg_rq_group(struct bfq_data *bfqd,
+						struct request *rq)
+{
+	return bfq_cg_queue_group(bfqd, rq->bio);
+}
+
 void bfq_cg_attach(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		   struct bfq_group *bfqg);
 void bfq_cg_detach(struct bfq_queue *bfqq);
