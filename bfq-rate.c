@@ -54,6 +54,11 @@
  *    always holds several requests gives no samples and keeps the prior.
  *
  * Locking: callers hold bfq_data.lock.
+ *
+ * The entries every request passes through (dispatched, completed, their
+ * seek counterparts) inline into the dispatch and completion paths of
+ * bfq-build.c's one unit; a window's close, once a window, stays out of
+ * line.
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -94,7 +99,11 @@ static void bfq_rate_move(u64 *est, unsigned int *n, u64 sample)
 		*est -= (*est - sample) / 8;
 }
 
-static void bfq_rate_close(struct bfq_rate *r)
+/*
+ * Once a window: out of line, so that bfq_rate_completed(), run on every
+ * request, inlines into its caller.
+ */
+static noinline void bfq_rate_close(struct bfq_rate *r)
 {
 	u64 sample, busy;
 
@@ -216,8 +225,9 @@ unsigned int bfq_rate_auto_budget(const struct bfq_rate *r, u64 timeout_ms)
  * @in_driver others at @now_ns. Timed if it is alone; any other request
  * joining it spoils the sample.
  */
-void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns, sector_t pos,
-			      unsigned int sectors, unsigned int in_driver)
+inline void bfq_rate_seek_dispatched(struct bfq_seek_cost *sc, u64 now_ns,
+				     sector_t pos, unsigned int sectors,
+				     unsigned int in_driver)
 {
 	sector_t dist = pos > sc->last_end ? pos - sc->last_end :
 					     sc->last_end - pos;
@@ -264,8 +274,8 @@ static void bfq_rate_seek_judge(struct bfq_seek_cost *sc, unsigned int i)
  * Returns how long it took if it was a far request served alone, else 0
  * (rule 1 leaves that time out of the peak).
  */
-u64 bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
-			    unsigned int in_driver)
+inline u64 bfq_rate_seek_completed(struct bfq_seek_cost *sc, u64 now_ns,
+				   unsigned int in_driver)
 {
 	unsigned int i = sc->solo_size;
 	u64 ns;
