@@ -593,9 +593,10 @@ static void bfq_wr_put_aside(struct bfq_data *bfqd, struct bfq_queue *latest)
  * @read: the request that raises the queue is a read. Only a read starts
  * a new start-up (rule 10): an application starting reads its code and
  * data, while a sync write after a pause (a journal's commit, every few
- * seconds) is no application the user has just started.
+ * seconds) is no application the user has just started. Out of line:
+ * bfq_wr_backlogged() runs at every busy period's start, and rarely raises.
  */
-static void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+static noinline void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			 enum bfq_wr_kind kind, bool read, u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
@@ -902,6 +903,32 @@ static void bfq_wr_period_sample(struct bfq_wr_queue *wr, u64 now_ns)
 }
 
 /*
+ * Rules 1 and 3: the raising that @bfqq, raisable, earns by the arrival its
+ * process asked for at @asked_ns (@paused: after its queue went idle).
+ * Out of line, so that bfq_wr_backlogged() builds no arrival on its stack
+ * while nothing may be raised (low_latency 0, a queue of another class).
+ */
+static noinline enum bfq_wr_kind
+bfq_wr_arrival_kind(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
+		    u64 asked_ns, bool paused)
+{
+	const struct bfq_wr_queue *wr = &bfqq->wr;
+	struct bfq_wr_arrival a = {
+		.new_queue = !wr->seen_busy,
+		.was_idle = paused,
+		.large_burst = wr->burst == BFQ_BURST_LARGE,
+		.interactive = wr->kind == BFQ_WR_INTERACTIVE,
+		.pauses_long = bfq_wr_pauses_long(bfqq->think_ns,
+				READ_ONCE(bfqd->tun.slice_idle_ns)),
+		.now_ns = asked_ns,
+		.idle_since_ns = wr->idle_since_ns,
+		.softrt_batches = wr->softrt_batches,
+	};
+
+	return bfq_wr_choose(&a);
+}
+
+/*
  * Rules 1 and 3: @bfqq became backlogged at @now_ns, from idle or from
  * serving requests still in the device; its process asked for the request
  * at @asked_ns (earlier when it waited for a scheduler tag: rule 8). The
@@ -915,32 +942,23 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 	bool paused = wr->idle && asked_ns >= wr->idle_since_ns;
-	struct bfq_wr_arrival a = {
-		.new_queue = !wr->seen_busy,
-		.was_idle = paused,
-		.large_burst = wr->burst == BFQ_BURST_LARGE,
-		.now_ns = asked_ns,
-		.idle_since_ns = wr->idle_since_ns,
-	};
 	enum bfq_wr_kind kind = BFQ_WR_NONE;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	bfq_wr_check_end(bfqd, bfqq, now_ns);
+	if (wr->coeff > 1)
+		bfq_wr_check_end(bfqd, bfqq, now_ns);
 	if (!bfqq->sync)
 		return;
-	a.interactive = wr->kind == BFQ_WR_INTERACTIVE;
-	a.pauses_long = bfq_wr_pauses_long(bfqq->think_ns,
-					   READ_ONCE(bfqd->tun.slice_idle_ns));
+	/* Kept with low_latency off too: writing 1 finds the history. */
 	if (wr->idle && !paused)	/* asked before it went idle: early */
 		wr->softrt_batches = 0;
 	else
 		wr->softrt_batches = bfq_wr_softrt_batches(wr->softrt_batches,
 							   paused, asked_ns,
 							   wr->softrt_next_start_ns);
-	a.softrt_batches = wr->softrt_batches;
 	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
-		kind = bfq_wr_choose(&a);
+		kind = bfq_wr_arrival_kind(bfqd, bfqq, asked_ns, paused);
 	wr->seen_busy = true;
 	if (wr->idle) {
 		bfq_wr_period_sample(wr, now_ns);
