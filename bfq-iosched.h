@@ -905,8 +905,8 @@ void bfq_wr_queue_exit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns, u64 asked_ns, bool read);
 void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors);
-void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns);
+void bfq_wr_went_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      u64 now_ns);
 void bfq_wr_selected(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		     u64 now_ns);
 void bfq_wr_paced(struct bfq_data *bfqd, struct bfq_queue *bfqq,
@@ -919,8 +919,8 @@ bool bfq_wr_needs_idling(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			 u64 now_ns);
 bool bfq_wr_yields(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		   u64 now_ns);
-bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		       u64 now_ns);
+bool bfq_wr_holds_back_busy(struct bfq_data *bfqd,
+			    const struct bfq_queue *bfqq, u64 now_ns);
 u64 bfq_wr_async_paced(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		       u64 now_ns);
 bool bfq_wr_frame_exempt(struct bfq_data *bfqd, const struct bfq_queue *bfqq);
@@ -971,6 +971,42 @@ static inline void bfq_wr_raised_io(struct bfq_data *bfqd,
 		bfqd->wr.app_io_ns = now_ns;
 	else if (bfqq->wr.kind == BFQ_WR_SOFT_RT)
 		bfqd->wr.softrt_io_ns = now_ns;
+}
+
+/*
+ * bfq-wr.c rule 3: if @bfqq has nothing queued, nothing in the device and
+ * is not in service (or is, parked: bfq-iosched.c's bfq_park()), its busy
+ * period ended at @now_ns. Called where each of those may become true:
+ * expiry, request removal, completion, parking. Inline: completion and
+ * parking both ask, and at most one of them finds the queue idle.
+ */
+static inline void bfq_wr_maybe_idle(struct bfq_data *bfqd,
+				     struct bfq_queue *bfqq, u64 now_ns)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqq->sync || bfqq->wr.idle || bfqq->nr_queued ||
+	    bfqq->nr_in_driver ||
+	    (bfqq == bfqd->in_service_bfqq && !bfqd->parked))
+		return;
+	bfq_wr_went_idle(bfqd, bfqq, now_ns);
+}
+
+/*
+ * bfq-wr.c rule 9: whether a request of @bfqq must wait for the device to
+ * empty because an application starting reads between its own requests,
+ * or a player's next frame is near, at @now_ns (the dispatch's clock
+ * reading). Inline: every dispatch asks, and an empty device or a soft
+ * real-time queue's request never waits.
+ */
+static inline bool bfq_wr_holds_back(struct bfq_data *bfqd,
+				     const struct bfq_queue *bfqq, u64 now_ns)
+{
+	lockdep_assert_held(&bfqd->lock);
+
+	if (!bfqd->rq_in_driver || bfqq->wr.kind == BFQ_WR_SOFT_RT)
+		return false;
+	return bfq_wr_holds_back_busy(bfqd, bfqq, now_ns);
 }
 
 /*

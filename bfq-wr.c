@@ -978,21 +978,16 @@ void bfq_wr_dispatched(struct bfq_queue *bfqq, unsigned int sectors)
 }
 
 /*
- * Rule 3: if @bfqq has nothing queued, nothing in the device and is not
- * in service (or is, parked: bfq-iosched.c's bfq_park()), its busy period
- * ended at @now_ns. Called where each of those may become true: expiry,
- * request removal, completion, parking.
+ * Rule 3: the busy period of @bfqq ended at @now_ns (bfq_wr_maybe_idle()
+ * found it idle).
  */
-void bfq_wr_maybe_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		       u64 now_ns)
+void bfq_wr_went_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		      u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfqq->sync || wr->idle || bfqq->nr_queued || bfqq->nr_in_driver ||
-	    (bfqq == bfqd->in_service_bfqq && !bfqd->parked))
-		return;
 	wr->idle = true;
 	wr->idle_since_ns = now_ns;
 	wr->softrt_next_start_ns =
@@ -1142,17 +1137,14 @@ static bool bfq_wr_softrt_playing(struct bfq_data *bfqd, u64 now_ns)
 }
 
 /*
- * Rule 9: whether a request of @bfqq must wait for the device to empty
- * because an application starting reads between its own requests, or a
- * player's next frame is near, at @now_ns (the dispatch's clock reading).
+ * Rule 9: bfq_wr_holds_back() past its first test (the device holds
+ * something, @bfqq is no soft real-time queue).
  */
-bool bfq_wr_holds_back(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		       u64 now_ns)
+bool bfq_wr_holds_back_busy(struct bfq_data *bfqd,
+			    const struct bfq_queue *bfqq, u64 now_ns)
 {
 	lockdep_assert_held(&bfqd->lock);
 
-	if (!bfqd->rq_in_driver || bfqq->wr.kind == BFQ_WR_SOFT_RT)
-		return false;
 	/* A frame before a start-up: a glitch is seen, a delay is not. */
 	if (bfq_wr_softrt_playing(bfqd, now_ns))
 		return true;
