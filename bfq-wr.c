@@ -416,9 +416,12 @@ unsigned int bfq_wr_softrt_batches(unsigned int batches, bool was_idle,
 
 /*
  * Rules 1, 3 and 4: the raising a queue that becomes backlogged earns, or
- * BFQ_WR_NONE (a queue already raised then keeps its raising).
+ * BFQ_WR_NONE (a queue already raised then keeps its raising). Always
+ * inline: asked at every busy period's start with low_latency on, it then
+ * needs no arrival in memory.
  */
-enum bfq_wr_kind bfq_wr_choose(const struct bfq_wr_arrival *a)
+__always_inline enum bfq_wr_kind
+bfq_wr_choose(const struct bfq_wr_arrival *a)
 {
 	if (a->large_burst)
 		return BFQ_WR_NONE;
@@ -594,10 +597,12 @@ static void bfq_wr_put_aside(struct bfq_data *bfqd, struct bfq_queue *latest)
  * a new start-up (rule 10): an application starting reads its code and
  * data, while a sync write after a pause (a journal's commit, every few
  * seconds) is no application the user has just started. Out of line:
- * bfq_wr_backlogged() runs at every busy period's start, and rarely raises.
+ * inlined, it made bfq_wr_backlogged() save registers at every busy
+ * period's start, which rarely raises.
  */
-static noinline void bfq_wr_start(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			 enum bfq_wr_kind kind, bool read, u64 now_ns)
+static noinline void bfq_wr_start(struct bfq_data *bfqd,
+				  struct bfq_queue *bfqq, enum bfq_wr_kind kind,
+				  bool read, u64 now_ns)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
 	u64 peak = bfqd->rate.nr_samples ? bfqd->rate.peak_sectors_per_sec : 0;
@@ -903,18 +908,19 @@ static void bfq_wr_period_sample(struct bfq_wr_queue *wr, u64 now_ns)
 }
 
 /*
- * Rules 1 and 3: the raising that @bfqq, raisable, earns by the arrival its
- * process asked for at @asked_ns (@paused: after its queue went idle).
- * Out of line, so that bfq_wr_backlogged() builds no arrival on its stack
- * while nothing may be raised (low_latency 0, a queue of another class).
+ * Rules 1 and 3: raise @bfqq, raisable, if its arrival at @now_ns earns
+ * it; its process asked at @asked_ns (@paused: after its queue went idle;
+ * @new_queue: it had never been backlogged). Called last by
+ * bfq_wr_backlogged(), only while something may be raised (low_latency 1,
+ * a queue of the BE class).
  */
-static noinline enum bfq_wr_kind
-bfq_wr_arrival_kind(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
-		    u64 asked_ns, bool paused)
+static void bfq_wr_arrival(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   u64 now_ns, u64 asked_ns, bool read,
+			   bool new_queue, bool paused)
 {
 	const struct bfq_wr_queue *wr = &bfqq->wr;
 	struct bfq_wr_arrival a = {
-		.new_queue = !wr->seen_busy,
+		.new_queue = new_queue,
 		.was_idle = paused,
 		.large_burst = wr->burst == BFQ_BURST_LARGE,
 		.interactive = wr->kind == BFQ_WR_INTERACTIVE,
@@ -924,8 +930,10 @@ bfq_wr_arrival_kind(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 		.idle_since_ns = wr->idle_since_ns,
 		.softrt_batches = wr->softrt_batches,
 	};
+	enum bfq_wr_kind kind = bfq_wr_choose(&a);
 
-	return bfq_wr_choose(&a);
+	if (kind != BFQ_WR_NONE)
+		bfq_wr_start(bfqd, bfqq, kind, read, now_ns);
 }
 
 /*
@@ -941,8 +949,7 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       u64 now_ns, u64 asked_ns, bool read)
 {
 	struct bfq_wr_queue *wr = &bfqq->wr;
-	bool paused = wr->idle && asked_ns >= wr->idle_since_ns;
-	enum bfq_wr_kind kind = BFQ_WR_NONE;
+	bool paused, new_queue;
 
 	lockdep_assert_held(&bfqd->lock);
 
@@ -950,6 +957,8 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_wr_check_end(bfqd, bfqq, now_ns);
 	if (!bfqq->sync)
 		return;
+	paused = wr->idle && asked_ns >= wr->idle_since_ns;
+	new_queue = !wr->seen_busy;
 	/* Kept with low_latency off too: writing 1 finds the history. */
 	if (wr->idle && !paused)	/* asked before it went idle: early */
 		wr->softrt_batches = 0;
@@ -957,8 +966,6 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		wr->softrt_batches = bfq_wr_softrt_batches(wr->softrt_batches,
 							   paused, asked_ns,
 							   wr->softrt_next_start_ns);
-	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
-		kind = bfq_wr_arrival_kind(bfqd, bfqq, asked_ns, paused);
 	wr->seen_busy = true;
 	if (wr->idle) {
 		bfq_wr_period_sample(wr, now_ns);
@@ -966,8 +973,9 @@ void bfq_wr_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		wr->busy_since_ns = now_ns;
 		wr->busy_sectors = 0;
 	}
-	if (kind != BFQ_WR_NONE)
-		bfq_wr_start(bfqd, bfqq, kind, read, now_ns);
+	if (bfq_wr_enabled(bfqd) && bfq_wr_raisable(bfqq))
+		bfq_wr_arrival(bfqd, bfqq, now_ns, asked_ns, read, new_queue,
+			       paused);
 }
 
 /* Rules 3 and 9: @sectors of @bfqq left for the device. */
