@@ -1125,9 +1125,6 @@ void bfq_merge_keep(struct bfq_io_cq *bic);
 bool bfq_merge_must_split(const struct bfq_queue *bfqq,
 			  enum bfq_class class_idx, unsigned short level,
 			  enum bfq_split_why *why);
-struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
-				    struct bfq_queue *bfqq, sector_t pos,
-				    unsigned int sectors, unsigned long now);
 struct bfq_queue *bfq_merge_arrival(struct bfq_data *bfqd,
 				    struct bfq_io_cq *bic,
 				    struct bfq_queue *bfqq, sector_t pos,

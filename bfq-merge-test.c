@@ -607,6 +607,44 @@ static void bfq_merge_laggard_table(struct kunit *test)
 }
 
 /*
+ * A lone reader's arrivals (bfq_merge_observe_alone()): its key follows
+ * its requests in place and nothing is proposed. A second reader landing
+ * where it ended then counts its hits as ever, and is proposed the first
+ * at its BFQ_MERGE_HITS-th arrival.
+ */
+static void bfq_merge_observe_lone(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *a = bfq_mt_queue(test, bfqd, 500);
+	struct bfq_queue *b = bfq_mt_queue(test, bfqd, 501);
+	unsigned long now = jiffies;
+	struct bfq_queue *cand;
+	sector_t pos = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++, pos += 8) {
+		a->merge.close_hits = 1;
+		cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, a, pos, 8,
+							     now));
+		KUNIT_EXPECT_NULL(test, cand);
+		KUNIT_EXPECT_EQ(test, a->merge.pos, pos + 8);
+		KUNIT_EXPECT_EQ(test, a->merge.close_hits, 0U);
+		KUNIT_EXPECT_EQ(test, a->merge.last_arrival, now);
+		KUNIT_EXPECT_PTR_EQ(test, bfqd->merge.pos_tree.rb_node,
+				    &a->merge.pos_node);
+	}
+	for (i = 1; i <= BFQ_MERGE_HITS; i++, pos += 8) {
+		cand = BFQ_MT_LOCKED(bfqd, bfq_merge_observe(bfqd, b, pos, 8,
+							     now));
+		KUNIT_EXPECT_PTR_EQ(test, cand, i < BFQ_MERGE_HITS ? NULL : a);
+		KUNIT_EXPECT_EQ(test, b->merge.close_hits, i);
+	}
+	bfq_merge_pos_erase(bfqd, a);
+	bfq_merge_pos_erase(bfqd, b);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&bfqd->merge.pos_tree));
+}
+
+/*
  * The position tree against a linear scan: queues rekeyed at random,
  * small keys so that many are equal, some moves small enough to keep
  * their place (bfq_merge_pos_update()'s in-place path), the rest anywhere.
@@ -665,6 +703,7 @@ static void bfq_merge_pos_tree_vs_scan(struct kunit *test)
 
 static struct kunit_case bfq_merge_cases[] = {
 	KUNIT_CASE(bfq_merge_pos_tree_vs_scan),
+	KUNIT_CASE(bfq_merge_observe_lone),
 	KUNIT_CASE_PARAM(bfq_merge_gather_table, bfq_gather_gen_params),
 	KUNIT_CASE(bfq_merge_bio_count),
 	KUNIT_CASE_PARAM(bfq_merge_laggard_table, bfq_laggard_gen_params),

@@ -350,6 +350,19 @@ static struct bfq_queue *bfq_merge_pos_queue(struct rb_node *node)
 }
 
 /*
+ * Whether @bfqq is the only queue in the tree (a lone reader): then no
+ * other queue is near it, and its key keeps its place whatever it is.
+ */
+static bool bfq_merge_pos_alone(const struct bfq_data *bfqd,
+				const struct bfq_queue *bfqq)
+{
+	const struct rb_node *root = bfqd->merge.pos_tree.rb_node;
+
+	return root == &bfqq->merge.pos_node && !root->rb_left &&
+	       !root->rb_right;
+}
+
+/*
  * Whether @bfqq, in the tree, keeps its place with key @pos: no neighbour
  * on its left above it, none on its right below it (equal keys may stay
  * where they are: the tree's order is by key alone).
@@ -673,20 +686,45 @@ static struct bfq_queue *bfq_merge_stable_judge(struct bfq_queue *bfqq,
 }
 
 /*
+ * bfq_merge_observe() of a lone reader: @bfqq, a process's own queue, with
+ * no stable candidate, is the only queue in the position tree. No queue
+ * is near it and its key, moved to @end, keeps its place: no search, no
+ * rekeying. False, and nothing done, for any other queue.
+ */
+static bool bfq_merge_observe_alone(struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq, sector_t end,
+				    unsigned long now)
+{
+	struct bfq_merge_queue *m = &bfqq->merge;
+
+	if (m->nr_members != 1 || m->stable ||
+	    bfq_wr_born_in_large_burst(bfqq) || !bfq_merge_pos_alone(bfqd, bfqq))
+		return false;
+	if (bfq_merge_enabled() && !m->split_pending)
+		m->close_hits = 0;
+	m->last_arrival = now;
+	m->pos = end;
+	return true;
+}
+
+/*
  * A sync request of @sectors at @pos arrives for @bfqq, a process's queue,
  * at @now (jiffies): marks a seeky merged queue for splitting, counts the
  * arrivals that land close to another queue, moves @bfqq's key. Returns
  * the queue @bfqq is to merge with, or NULL.
  */
-struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
-				    struct bfq_queue *bfqq, sector_t pos,
-				    unsigned int sectors, unsigned long now)
+static struct bfq_queue *bfq_merge_observe(struct bfq_data *bfqd,
+					   struct bfq_queue *bfqq,
+					   sector_t pos, unsigned int sectors,
+					   unsigned long now)
 {
 	struct bfq_merge_queue *m = &bfqq->merge;
 	struct bfq_queue *cand = NULL, *near;
 
 	lockdep_assert_held(&bfqd->lock);
 
+	if (bfq_merge_observe_alone(bfqd, bfqq, pos + sectors, now))
+		return NULL;
 	if (!m->nr_members)
 		return NULL;
 	if (m->nr_members > 1 && bfq_seeky(bfqq) && !m->split_pending) {
