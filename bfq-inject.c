@@ -200,8 +200,8 @@
  * Rule 2: a probe waited @wait_ns, with injected requests ahead of it if
  * @injected; adjust @l at @now_ns.
  */
-void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
-			 bool injected, u64 now_ns)
+static void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
+				bool injected, u64 now_ns)
 {
 	if (!injected) {
 		if (!l->base_ns || now_ns - l->base_at_ns >=
@@ -253,8 +253,9 @@ unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns)
  * @cand_serial (0: no completion close enough, or its own). @waker_serial
  * is its current waker's (0: none).
  */
-enum bfq_waker_step bfq_inject_waker_observe(struct bfq_waker_track *t,
-					     u64 cand_serial, u64 waker_serial)
+static enum bfq_waker_step
+bfq_inject_waker_observe(struct bfq_waker_track *t, u64 cand_serial,
+			 u64 waker_serial)
 {
 	if (waker_serial) {
 		if (cand_serial == waker_serial) {

@@ -1036,11 +1036,7 @@ enum bfq_waker_step {
 	BFQ_WAKER_LOST,			/* the waker stopped waking it */
 };
 
-void bfq_inject_feedback(struct bfq_inject_learn *l, u64 wait_ns,
-			 bool injected, u64 now_ns);
 unsigned int bfq_inject_limit(struct bfq_inject_learn *l, u64 now_ns);
-enum bfq_waker_step bfq_inject_waker_observe(struct bfq_waker_track *t,
-					     u64 cand_serial, u64 waker_serial);
 bool bfq_inject_waker_could_wake(u64 now_ns, u64 done_ns, u64 sent_ns,
 				 u64 own_done_ns);
 
