@@ -752,7 +752,7 @@ extern const struct blk_mq_debugfs_attr bfq_queue_debugfs_attrs[];
 #define BFQ_SEEKY_ARRIVALS	8
 #define BFQ_SEEKY_MIN_JUDGED	4
 
-static inline bool bfq_seeky(const struct bfq_queue *bfqq)
+static __always_inline bool bfq_seeky(const struct bfq_queue *bfqq)
 {
 	unsigned int far = hweight32(bfqq->seek_history);
 
