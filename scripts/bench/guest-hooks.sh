@@ -46,22 +46,6 @@ devopts="irqmode=0"
 dev=$(mk_nullb hk0 size=4096 memory_backed=0 $devopts submit_queues=1) ||
 	die "cannot create hk0"
 
-# The elevator's hooks: the functions its elevator_mq_ops point to, by
-# the names each module gives them.
-hooks() {
-	case "$1" in
-	ours|base|stock) echo bfq_limit_depth bfq_prepare_request \
-		bfq_bio_merge bfq_insert_requests bfq_dispatch_request \
-		bfq_has_work bfq_finish_request ;;
-	mq-deadline) echo dd_limit_depth dd_prepare_request dd_bio_merge \
-		dd_insert_requests dd_dispatch_request dd_has_work \
-		dd_finish_request ;;
-	kyber) echo kyber_limit_depth kyber_prepare_request kyber_bio_merge \
-		kyber_insert_requests kyber_dispatch_request kyber_has_work \
-		kyber_finish_request ;;
-	esac
-}
-
 for r in $(seq $BENCH_ROUNDS); do
 	for s in $SCHEDS; do
 		use_sched $dev $s || continue
@@ -71,7 +55,7 @@ for r in $(seq $BENCH_ROUNDS); do
 		echo nop > $T/current_tracer
 		echo 65536 > $T/buffer_size_kb
 		: > $T/set_ftrace_filter
-		for f in $(hooks $s) $EXTRA; do
+		for f in $(elv_hooks $s) $EXTRA; do
 			echo $f >> $T/set_ftrace_filter 2>/dev/null
 		done
 		echo function_graph > $T/current_tracer

@@ -47,3 +47,19 @@ median() {
 
 # fio terse (v3) fields: 6 read KiB, 7 read KiB/s, 8 read IOPS.
 terse() { cut -d';' -f"$2" "$1"; }
+
+# The elevator's hooks: the functions its elevator_mq_ops point to, by
+# the names each module gives them.
+elv_hooks() {
+	case "$1" in
+	ours|base|stock) echo bfq_limit_depth bfq_prepare_request \
+		bfq_bio_merge bfq_insert_requests bfq_dispatch_request \
+		bfq_has_work bfq_finish_request ;;
+	mq-deadline) echo dd_limit_depth dd_prepare_request dd_bio_merge \
+		dd_insert_requests dd_dispatch_request dd_has_work \
+		dd_finish_request ;;
+	kyber) echo kyber_limit_depth kyber_prepare_request kyber_bio_merge \
+		kyber_insert_requests kyber_dispatch_request kyber_has_work \
+		kyber_finish_request ;;
+	esac
+}

@@ -34,20 +34,6 @@ T=/sys/kernel/tracing
 dev=$(mk_nullb pf0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
 	die "cannot create pf0"
 
-hooks() {
-	case "$1" in
-	ours|base|stock) echo bfq_limit_depth bfq_prepare_request \
-		bfq_bio_merge bfq_insert_requests bfq_dispatch_request \
-		bfq_has_work bfq_finish_request ;;
-	mq-deadline) echo dd_limit_depth dd_prepare_request dd_bio_merge \
-		dd_insert_requests dd_dispatch_request dd_has_work \
-		dd_finish_request ;;
-	kyber) echo kyber_limit_depth kyber_prepare_request kyber_bio_merge \
-		kyber_insert_requests kyber_dispatch_request kyber_has_work \
-		kyber_finish_request ;;
-	esac
-}
-
 for s in $SCHEDS; do
 	use_sched $dev $s || continue
 	ll=/sys/block/$dev/queue/iosched/low_latency
@@ -57,7 +43,7 @@ for s in $SCHEDS; do
 	echo 131072 > $T/buffer_size_kb
 	: > $T/set_ftrace_filter
 	: > $T/set_graph_function
-	for f in $(hooks $s); do
+	for f in $(elv_hooks $s); do
 		echo $f >> $T/set_graph_function
 	done
 	echo function_graph > $T/current_tracer
