@@ -51,10 +51,7 @@ for r in $(seq $BENCH_ROUNDS); do
 		use_sched $dev $s || continue
 		ll=/sys/block/$dev/queue/iosched/low_latency
 		[ -f $ll ] && echo $LL > $ll
-		echo 0 > $T/tracing_on
-		echo nop > $T/current_tracer
-		echo 65536 > $T/buffer_size_kb
-		: > $T/set_ftrace_filter
+		trace_reset 65536
 		for f in $(elv_hooks $s) $EXTRA; do
 			echo $f >> $T/set_ftrace_filter 2>/dev/null
 		done
@@ -66,19 +63,7 @@ for r in $(seq $BENCH_ROUNDS); do
 		fi
 		echo funcgraph-tail > $T/trace_options
 		: > $T/trace
-		rd0=$(awk '{print $1}' /sys/block/$dev/stat)
-		fio --name=h --filename=/dev/$dev --direct=1 --ioengine=psync \
-			--rw=randread --bs=4k --size=4G --numjobs=$JOBS \
-			--time_based --runtime=$((${SECS%.*} + 3)) --output=/dev/null &
-		pid=$!
-		sleep 1
-		a=$(awk '{print $1}' /sys/block/$dev/stat)
-		echo 1 > $T/tracing_on
-		sleep $SECS
-		echo 0 > $T/tracing_on
-		b=$(awk '{print $1}' /sys/block/$dev/stat)
-		wait $pid
-		n=$((b - a))
+		n=$(traced_reads $dev $JOBS $SECS)
 		# "  1)   0.731 us    |  bfq_has_work();" (a leaf), or
 		# "  1)   2.512 us    |  }  /* bfq_insert_requests */" (closing
 		# a call that had traced callees); depth from the indent.

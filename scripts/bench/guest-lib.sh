@@ -63,3 +63,33 @@ elv_hooks() {
 		kyber_finish_request ;;
 	esac
 }
+
+# traced_reads DEV JOBS SECS: JOBS psync 4k random readers on /dev/DEV
+# (fio, in the background), the tracer on for SECS after a 1 s lead;
+# prints the device's reads in that window.
+traced_reads() {
+	local a b pid
+	fio --name=t --filename=/dev/$1 --direct=1 --ioengine=psync \
+		--rw=randread --bs=4k --size=4G --numjobs=$2 \
+		--time_based --runtime=$((${3%.*} + 3)) --output=/dev/null &
+	pid=$!
+	sleep 1
+	a=$(awk '{print $1}' /sys/block/$1/stat)
+	echo 1 > /sys/kernel/tracing/tracing_on
+	sleep $3
+	echo 0 > /sys/kernel/tracing/tracing_on
+	b=$(awk '{print $1}' /sys/block/$1/stat)
+	wait $pid
+	echo $((b - a))
+}
+
+# trace_reset KB: the tracer off, no tracer, no filters, KB per CPU.
+trace_reset() {
+	local t=/sys/kernel/tracing
+
+	echo 0 > $t/tracing_on
+	echo nop > $t/current_tracer
+	echo $1 > $t/buffer_size_kb
+	: > $t/set_ftrace_filter
+	: > $t/set_graph_function
+}

@@ -38,11 +38,7 @@ for s in $SCHEDS; do
 	use_sched $dev $s || continue
 	ll=/sys/block/$dev/queue/iosched/low_latency
 	[ -f $ll ] && echo $LL > $ll
-	echo 0 > $T/tracing_on
-	echo nop > $T/current_tracer
-	echo 131072 > $T/buffer_size_kb
-	: > $T/set_ftrace_filter
-	: > $T/set_graph_function
+	trace_reset 131072
 	for f in $(elv_hooks $s); do
 		echo $f >> $T/set_graph_function
 	done
@@ -50,18 +46,7 @@ for s in $SCHEDS; do
 	echo nofuncgraph-irqs > $T/trace_options
 	echo funcgraph-tail > $T/trace_options
 	: > $T/trace
-	fio --name=p --filename=/dev/$dev --direct=1 --ioengine=psync \
-		--rw=randread --bs=4k --size=4G --numjobs=1 \
-		--time_based --runtime=4 --output=/dev/null &
-	pid=$!
-	sleep 1
-	a=$(awk '{print $1}' /sys/block/$dev/stat)
-	echo 1 > $T/tracing_on
-	sleep $SECS
-	echo 0 > $T/tracing_on
-	b=$(awk '{print $1}' /sys/block/$dev/stat)
-	wait $pid
-	n=$((b - a))
+	n=$(traced_reads $dev 1 $SECS)
 	echo "$s: $n reads in the window"
 	# Lines: "  0)   0.731 us    |  f();" (a leaf), "  0)               |
 	# f() {" (an entry), "  0)   2.512 us    |  } /* f */" (an exit).
