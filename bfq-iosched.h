@@ -929,11 +929,10 @@ u64 bfq_wr_frame_wait(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 bool bfq_wr_tag_reserve(struct bfq_data *bfqd, const struct bfq_queue *bfqq,
 			u64 now_ns);
 /*
- * bfq-wr.c rule 8: whether bfq_wr_tag_reserve() may name any queue; with
- * low_latency off it names none. Inline: bfq_limit_depth() asks at every
- * sync read's tag, mostly to hear no.
+ * Whether the low-latency rules of bfq-wr.c apply (low_latency 1): with
+ * it off no queue is raised, and bfq_wr_tag_reserve() names none.
  */
-static inline bool bfq_wr_tag_reserve_on(const struct bfq_data *bfqd)
+static inline bool bfq_wr_enabled(const struct bfq_data *bfqd)
 {
 	return READ_ONCE(bfqd->tun.low_latency);
 }

@@ -207,7 +207,7 @@ static bool bfq_tags_reserved_for(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	 */
 	*kept_for = data_race(bfqq->ioprio_class) == BFQ_CLASS_RT ||
 		    bfq_tags_group_tagless(bfqd, bfqq) ||
-		    (bfq_wr_tag_reserve_on(bfqd) &&
+		    (bfq_wr_enabled(bfqd) &&
 		     bfq_wr_tag_reserve(bfqd, bfqq, now_ns));
 	return *kept_for || ((bfqq == READ_ONCE(bfqd->in_service_bfqq) ||
 			      bfqq == READ_ONCE(bfqd->tags.served_waker)) &&

@@ -519,11 +519,6 @@ enum bfq_burst_step bfq_wr_burst_birth(struct bfq_burst *b, u64 now_ns)
 /* Queues                                                              */
 /* ------------------------------------------------------------------ */
 
-static bool bfq_wr_enabled(struct bfq_data *bfqd)
-{
-	return READ_ONCE(bfqd->tun.low_latency);
-}
-
 static bool bfq_wr_raisable(const struct bfq_queue *bfqq)
 {
 	return bfqq->sync && bfqq->ioprio_class == BFQ_CLASS_BE;
