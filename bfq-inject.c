@@ -555,6 +555,29 @@ void bfq_inject_completed(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	}
 }
 
+/*
+ * Rule 4: whether a queue other than @a and @b, still allocated, had a
+ * request completed within @horizon_ns before @now_ns, in the latest runs
+ * of completions (bfq_waker_rivals() in bfq-iosched.c: a reader between
+ * two reads is not busy, but comes back within a slice).
+ */
+bool bfq_inject_other_done(struct bfq_data *bfqd, struct bfq_queue *a,
+			   struct bfq_queue *b, u64 now_ns, u64 horizon_ns)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&bfqd->lock);
+
+	for (i = 0; i < BFQ_WAKER_RUNS; i++) {
+		const struct bfq_inject_done *d = &bfqd->inj.done[i];
+
+		if (d->bfqq && d->first_ns && d->bfqq != a && d->bfqq != b &&
+		    now_ns - min(d->last_ns, now_ns) <= horizon_ns)
+			return true;
+	}
+	return false;
+}
+
 /* The lifetime rule: @rq is about to be freed. */
 void bfq_inject_forget_rq(struct bfq_data *bfqd, struct request *rq)
 {

@@ -463,6 +463,67 @@ static void bfq_waker_pair_pays_time(struct kunit *test)
 }
 
 /*
+ * bfq_should_idle(): the device idles for an emptied seeky queue with a
+ * waker only while a third queue could take the device; with the pair
+ * alone (two psync readers of a fast device on two CPUs take each other
+ * for wakers) the turn goes on without a wait.
+ */
+static void bfq_wakee_idled_for_rivals(struct kunit *test)
+{
+	struct bfq_data *bfqd = bfq_test_bfqd(test);
+	struct bfq_queue *waker = bfq_test_queue(test, bfqd, 100);
+	struct bfq_queue *wakee = bfq_test_queue(test, bfqd, 101);
+	struct bfq_queue *other = bfq_test_queue(test, bfqd, 102);
+	u64 now = ktime_get_ns();
+
+	bfqd->queue->nr_requests = 64;
+	bfqd->tun.low_latency = 0;
+	wakee->seek_history = ~0U;
+	spin_lock_irq(&bfqd->lock);
+	bfq_busy_set(bfqd, waker);
+	bfq_busy_set(bfqd, wakee);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_sync_nr, 2U);
+	/* No waker: seeky, symmetric, not idled for. */
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee, now));
+	wakee->inj.waker = waker;
+	list_add_tail(&wakee->inj.waker_node, &waker->inj.wakees);
+	/* The pair alone. */
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee, now));
+	/* The waker with requests queued is still the pair. */
+	waker->nr_queued = 2;
+	bfqd->nr_queued = 2;
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee, now));
+	/* A third busy sync queue. */
+	bfq_busy_set(bfqd, other);
+	KUNIT_EXPECT_TRUE(test, bfq_should_idle(bfqd, wakee, now));
+	bfq_busy_clear(bfqd, other);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_sync_nr, 2U);
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee, now));
+	/* Another queue's requests queued (an async queue's writes). */
+	bfqd->nr_queued = 3;
+	KUNIT_EXPECT_TRUE(test, bfq_should_idle(bfqd, wakee, now));
+	bfqd->nr_queued = 0;
+	waker->nr_queued = 0;
+	/* The pair's completions are no rival's. */
+	bfq_inject_completed(bfqd, waker, NULL, false, now - 1000);
+	bfq_inject_completed(bfqd, wakee, NULL, false, now - 500);
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee, now));
+	/* A third queue completed a request less than a slice ago. */
+	bfq_inject_completed(bfqd, other, NULL, false, now - 7 * NSEC_PER_MSEC);
+	bfq_inject_completed(bfqd, waker, NULL, false, now - 100);
+	KUNIT_EXPECT_TRUE(test, bfq_should_idle(bfqd, wakee, now));
+	/* More than a slice ago: it is not coming back soon. */
+	KUNIT_EXPECT_FALSE(test, bfq_should_idle(bfqd, wakee,
+						 now + 2 * NSEC_PER_MSEC));
+	bfq_inject_queue_exit(bfqd, other);
+	bfq_inject_queue_exit(bfqd, waker);
+	bfq_busy_clear(bfqd, wakee);
+	bfq_busy_clear(bfqd, waker);
+	KUNIT_EXPECT_EQ(test, bfqd->busy_sync_nr, 0U);
+	spin_unlock_irq(&bfqd->lock);
+}
+
+/*
  * Design note 8: async requests in the device hold at most
  * BFQ_ASYNC_DEVICE_MS of transfer at the peak rate; one always goes, sync
  * requests are never held, nothing is held before the rate is known. What
@@ -661,6 +722,7 @@ static struct kunit_case bfq_iosched_cases[] = {
 	KUNIT_CASE(bfq_turn_with_debt_dispatches),
 	KUNIT_CASE(bfq_seeky_turn_times_out),
 	KUNIT_CASE(bfq_waker_pair_pays_time),
+	KUNIT_CASE(bfq_wakee_idled_for_rivals),
 	KUNIT_CASE(bfq_async_device_time_bounded),
 	KUNIT_CASE(bfq_seeky_young_queue),
 	KUNIT_CASE(bfq_jumping_after_stream),

@@ -816,6 +816,7 @@ static void bfq_busy_set(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!(*n)++)
 		bfqd->busy_kinds++;
+	bfqd->busy_sync_nr++;
 	bfq_group_busy(bfqd, bfqq, true);
 }
 
@@ -829,6 +830,7 @@ static void bfq_busy_clear(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	n = &bfqd->busy_sync[bfqq->busy_class][bfqq->busy_level];
 	if (!--(*n))
 		bfqd->busy_kinds--;
+	bfqd->busy_sync_nr--;
 	bfq_group_busy(bfqd, bfqq, false);
 }
 
@@ -1618,6 +1620,32 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
 }
 
 /*
+ * Whether a queue other than @bfqq, emptied, and its waker could take the
+ * device within an idle slice if @bfqq's turn ended at @now_ns: another
+ * busy sync queue, another queue's requests queued, or another queue
+ * that had a request completed less than a slice ago (a reader between
+ * two reads). Without one, a turn given away goes to the waker, whose
+ * work is what @bfqq waits for, and @bfqq's next request finds nobody
+ * ahead of it: idling for it gains nothing. And two independent processes
+ * that each issue a request, get it served and issue the next (psync
+ * readers of a fast device on two CPUs) each complete just before the
+ * other asks, again and again, and rule 4 of bfq-inject.c takes them for
+ * each other's wakers: idled for, each request cost a timer set and
+ * cancelled and two turn changes, a third of the pair's IOPS.
+ */
+static bool bfq_waker_rivals(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			     u64 now_ns)
+{
+	struct bfq_queue *waker = bfqq->inj.waker;
+	unsigned int pair = bfqq->busy + waker->busy;
+
+	return bfqd->busy_sync_nr > pair ||
+	       bfqd->nr_queued > bfqq->nr_queued + waker->nr_queued ||
+	       bfq_inject_other_done(bfqd, bfqq, waker, now_ns,
+				     READ_ONCE(bfqd->tun.slice_idle_ns));
+}
+
+/*
  * Whether to keep the device for the emptied queue in service, awaiting
  * its next request: never for an async queue; always with
  * strict_guarantees; for an interactive
@@ -1627,7 +1655,8 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * for any other queue whose next request usually comes after more than an
  * idle slice (bfq_thinks_long(): the slice would pass in vain), unless it
  * has a waker, whose requests it is waiting for; for a queue with a waker,
- * whatever the other queues (its waker's requests are served meanwhile,
+ * whatever the other queues are, if there is one beside the two
+ * (bfq_waker_rivals(); its waker's requests are served meanwhile,
  * bfq-inject.c rule 4); when
  * queues of different weights or classes, or of several groups, compete,
  * because serving another queue now would give it (or its group) more
@@ -1669,9 +1698,10 @@ static bool bfq_should_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	 * Alike or not, the queues: what the queue waits for is its waker's
 	 * work, which idling serves at once; given away now, the turn makes
 	 * the waker's request and then the queue's own wait for a whole turn
-	 * of each other busy queue (an fsync, two reader turns).
+	 * of each other busy queue (an fsync, two reader turns). With no
+	 * other queue, nothing is gained (bfq_waker_rivals()).
 	 */
-	if (!batch && bfqq->inj.waker)
+	if (!batch && bfqq->inj.waker && bfq_waker_rivals(bfqd, bfqq, now_ns))
 		return true;
 	if (!batch && !bfq_symmetric(bfqd, bfqq))
 		return true;

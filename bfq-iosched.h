@@ -506,6 +506,7 @@ struct bfq_data {
 	 */
 	unsigned int busy_sync[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	unsigned int busy_kinds;
+	unsigned int busy_sync_nr;	/* their sum */
 	/*
 	 * Groups (the root one included) holding busy sync queues, and the
 	 * root group's count of them: more than one group means asymmetry
@@ -1046,6 +1047,8 @@ void bfq_inject_woken(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		      struct request *rq, u64 asked_ns);
 void bfq_inject_probe_sent(struct bfq_data *bfqd, struct request *rq,
 			   u64 now_ns);
+bool bfq_inject_other_done(struct bfq_data *bfqd, struct bfq_queue *a,
+			   struct bfq_queue *b, u64 now_ns, u64 horizon_ns);
 struct bfq_queue *bfq_inject_pick(struct bfq_data *bfqd,
 				  struct bfq_queue *cur, u64 now_ns,
 				  bool symmetric);

@@ -8,13 +8,16 @@ SECS=${BENCH_SECS:-5}
 SCHEDS=$(bench_scheds ours stock mq-deadline none)
 # COST_JOBS=a,b and COST_LL=0|1 on the kernel command line (run.sh's
 # BENCH_APPEND): other reader counts, and low_latency for both bfqs (1:
-# the heuristics' cost too; readers started together are a large burst).
+# the heuristics' cost too; readers started together are a large burst);
+# COST_IDLE=N slice_idle for both bfqs (ms; 0 never idles).
 JOBS="1 2"
 LL=0
+IDLE=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	COST_JOBS=?*) JOBS=$(echo "${w#*=}" | tr , ' ') ;;
 	COST_LL=[01]) LL=${w#*=} ;;
+	COST_IDLE=[0-9]*) IDLE=${w#*=} ;;
 	esac
 done
 dev=$(mk_nullb cost0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
@@ -28,6 +31,8 @@ for r in $(seq $BENCH_ROUNDS); do
 			# at each selection: the tunables go with the elevator.
 			ll=/sys/block/$dev/queue/iosched/low_latency
 			[ -f $ll ] && echo $LL > $ll
+			si=/sys/block/$dev/queue/iosched/slice_idle
+			[ -n "$IDLE" ] && [ -f $si ] && echo $IDLE > $si
 			fio --name=c --filename=/dev/$dev --direct=1 --ioengine=psync \
 				--rw=randread --bs=4k --size=4G --numjobs=$j \
 				--group_reporting --time_based --runtime=$SECS \
