@@ -9,18 +9,24 @@ SCHEDS=$(bench_scheds ours stock mq-deadline none)
 # COST_JOBS=a,b and COST_LL=0|1 on the kernel command line (run.sh's
 # BENCH_APPEND): other reader counts, and low_latency for both bfqs (1:
 # the heuristics' cost too; readers started together are a large burst);
-# COST_IDLE=N slice_idle for both bfqs (ms; 0 never idles).
+# COST_IDLE=N slice_idle for both bfqs (ms; 0 never idles);
+# COST_TIMER=NS null_blk completes each request NS ns after it is
+# dispatched, from a timer (irqmode=2), instead of at once: a reader
+# sleeps for its request, so with one vCPU several readers' requests are
+# in the device together and the turn changes at nearly every request.
 JOBS="1 2"
 LL=0
 IDLE=
+NULLB="irqmode=0"
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	COST_JOBS=?*) JOBS=$(echo "${w#*=}" | tr , ' ') ;;
 	COST_LL=[01]) LL=${w#*=} ;;
 	COST_IDLE=[0-9]*) IDLE=${w#*=} ;;
+	COST_TIMER=[0-9]*) NULLB="irqmode=2 completion_nsec=${w#*=}" ;;
 	esac
 done
-dev=$(mk_nullb cost0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
+dev=$(mk_nullb cost0 size=4096 memory_backed=0 $NULLB submit_queues=1) ||
 	die "cannot create cost0"
 for r in $(seq $BENCH_ROUNDS); do
 	for j in $JOBS; do
@@ -44,7 +50,7 @@ for r in $(seq $BENCH_ROUNDS); do
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "cost: psync 4k randread, null_blk irqmode=0, low_latency $LL, ${SECS}s runs, median of $BENCH_ROUNDS (ratio to none in parentheses)"
+echo "cost: psync 4k randread, null_blk $NULLB, low_latency $LL, ${SECS}s runs, median of $BENCH_ROUNDS (ratio to none in parentheses)"
 printf '%-12s' scheduler
 for j in $JOBS; do printf ' %18s' "${j} job(s) IOPS"; done
 echo

@@ -23,6 +23,8 @@ use_sched() {
 	ours)  load_ours >/dev/null && set_sched "$1" bfq ;;
 	stock) load_stock >/dev/null && set_sched "$1" bfq ;;
 	base)  _load /tests/base-bfq.ko >/dev/null && set_sched "$1" bfq ;;
+	# A module in Debian's kernels, not loaded until asked for.
+	kyber) unload_bfq && modprobe kyber-iosched && set_sched "$1" kyber ;;
 	*)     unload_bfq && set_sched "$1" "$2" ;;
 	esac || { echo "BENCH-ERROR cannot select $2 on $1"; return 1; }
 }

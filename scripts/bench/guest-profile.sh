@@ -13,11 +13,18 @@
 # instructions; the corrected figures are estimates (a few tens of
 # instructions a call), the call counts exact.
 # BENCH_SCHEDS: ours (default), base, stock, mq-deadline, kyber.
+# PROFILE_JOBS=N readers (default 1); PROFILE_TIMER=NS null_blk completes
+# each request NS ns after its dispatch, from a timer (irqmode=2; as
+# cost's COST_TIMER: with several readers the turn changes at nearly
+# every request), and the tracer then follows interrupts too, where
+# the completions run.
 . /tests/lib.sh
 . /tests/guest-lib.sh
 SECS=${BENCH_SECS:-0.3}
 SCHEDS=$(bench_scheds ours)
 LL=0
+JOBS=1
+NULLB=irqmode=0
 OVH=1460
 LEAF=725
 for w in $(cat /proc/cmdline); do
@@ -26,12 +33,14 @@ for w in $(cat /proc/cmdline); do
 	PROFILE_OVH=[0-9]*) OVH=${w#*=} ;;
 	PROFILE_LEAF=[0-9]*) LEAF=${w#*=} ;;
 	PROFILE_SHOW=[0-9]*) PROFILE_SHOW=${w#*=} ;;
+	PROFILE_JOBS=[0-9]*) JOBS=${w#*=} ;;
+	PROFILE_TIMER=[0-9]*) NULLB="irqmode=2 completion_nsec=${w#*=}" ;;
 	esac
 done
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T ||
 	die "no tracefs"
-dev=$(mk_nullb pf0 size=4096 memory_backed=0 irqmode=0 submit_queues=1) ||
+dev=$(mk_nullb pf0 size=4096 memory_backed=0 $NULLB submit_queues=1) ||
 	die "cannot create pf0"
 
 for s in $SCHEDS; do
@@ -43,10 +52,14 @@ for s in $SCHEDS; do
 		echo $f >> $T/set_graph_function
 	done
 	echo function_graph > $T/current_tracer
-	echo nofuncgraph-irqs > $T/trace_options
+	if [ "$NULLB" = irqmode=0 ]; then
+		echo nofuncgraph-irqs > $T/trace_options
+	else
+		echo funcgraph-irqs > $T/trace_options
+	fi
 	echo funcgraph-tail > $T/trace_options
 	: > $T/trace
-	n=$(traced_reads $dev 1 $SECS)
+	n=$(traced_reads $dev $JOBS $SECS)
 	echo "$s: $n reads in the window"
 	# Lines: "  0)   0.731 us    |  f();" (a leaf), "  0)               |
 	# f() {" (an entry), "  0)   2.512 us    |  } /* f */" (an exit).
@@ -89,7 +102,7 @@ for s in $SCHEDS; do
 done
 
 echo BENCH-TABLE-BEGIN
-echo "profile: psync 4k randread, 1 job, null_blk irqmode=0, low_latency $LL, ${SECS}s window; self time under the hooks, tracer's cost taken out (~$OVH a traced call, ~$LEAF in a leaf); ns are instructions under -icount shift=0"
+echo "profile: psync 4k randread, $JOBS job(s), null_blk $NULLB, low_latency $LL, ${SECS}s window; self time under the hooks, tracer's cost taken out (~$OVH a traced call, ~$LEAF in a leaf); ns are instructions under -icount shift=0"
 for s in $SCHEDS; do
 	printf '%-12s %-40s %9s %9s %9s %9s\n' scheduler function calls/req self/call self/req kids/call
 	awk -v s=$s '{ printf "%-12s %-40s %9s %9s %9s %9s\n", s, $2, $3, $4, $5, $6; t += $5 }
