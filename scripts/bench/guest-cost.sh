@@ -14,16 +14,19 @@ SCHEDS=$(bench_scheds ours stock mq-deadline none)
 # dispatched, from a timer (irqmode=2), instead of at once: a reader
 # sleeps for its request, so with one vCPU several readers' requests are
 # in the device together and the turn changes at nearly every request.
+# COST_AIO=N: libaio at depth N instead of psync.
 JOBS="1 2"
 LL=0
 IDLE=
 NULLB="irqmode=0"
+ENGINE="--ioengine=psync"
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	COST_JOBS=?*) JOBS=$(echo "${w#*=}" | tr , ' ') ;;
 	COST_LL=[01]) LL=${w#*=} ;;
 	COST_IDLE=[0-9]*) IDLE=${w#*=} ;;
 	COST_TIMER=[0-9]*) NULLB="irqmode=2 completion_nsec=${w#*=}" ;;
+	COST_AIO=[0-9]*) ENGINE="--ioengine=libaio --iodepth=${w#*=}" ;;
 	esac
 done
 dev=$(mk_nullb cost0 size=4096 memory_backed=0 $NULLB submit_queues=1) ||
@@ -39,7 +42,7 @@ for r in $(seq $BENCH_ROUNDS); do
 			[ -f $ll ] && echo $LL > $ll
 			si=/sys/block/$dev/queue/iosched/slice_idle
 			[ -n "$IDLE" ] && [ -f $si ] && echo $IDLE > $si
-			fio --name=c --filename=/dev/$dev --direct=1 --ioengine=psync \
+			fio --name=c --filename=/dev/$dev --direct=1 $ENGINE \
 				--rw=randread --bs=4k --size=4G --numjobs=$j \
 				--group_reporting --time_based --runtime=$SECS \
 				--ramp_time=1 --output-format=terse --output=/tmp/c.t
@@ -50,7 +53,7 @@ for r in $(seq $BENCH_ROUNDS); do
 	done
 done
 echo BENCH-TABLE-BEGIN
-echo "cost: psync 4k randread, null_blk $NULLB, low_latency $LL, ${SECS}s runs, median of $BENCH_ROUNDS (ratio to none in parentheses)"
+echo "cost: ${ENGINE#--ioengine=} 4k randread, null_blk $NULLB, low_latency $LL, ${SECS}s runs, median of $BENCH_ROUNDS (ratio to none in parentheses)"
 printf '%-12s' scheduler
 for j in $JOBS; do printf ' %18s' "${j} job(s) IOPS"; done
 echo
