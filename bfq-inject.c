@@ -71,7 +71,10 @@
  *    queue that has nothing in the device, its waker's requests are served
  *    at once, whatever the limit: the idled-for request cannot come before
  *    them. BFQ_WAKER_MISSES wake-ups in a row after other queues end the
- *    relation. Which completion woke it (bfq_inject_waker_candidate()):
+ *    relation. A wakee is idled for only while a third queue could take
+ *    the device (bfq_waker_rivals() in bfq-iosched.c): with the pair
+ *    alone, the turn given away goes to the waker anyway. Which
+ *    completion woke it (bfq_inject_waker_candidate()):
  *    - One before the process asked: a process that then sleeps for a
  *      scheduler tag is woken again by the completion that frees one,
  *      which is not what it waited for (the ask's time is noted with the

@@ -1630,8 +1630,9 @@ static bool bfq_queues_inside(struct bfq_data *bfqd)
  * that each issue a request, get it served and issue the next (psync
  * readers of a fast device on two CPUs) each complete just before the
  * other asks, again and again, and rule 4 of bfq-inject.c takes them for
- * each other's wakers: idled for, each request cost a timer set and
- * cancelled and two turn changes, a third of the pair's IOPS.
+ * each other's wakers: idled for, one request in four started an idle
+ * slice (a timer set and cancelled), and the pair lost a quarter to a
+ * half of its IOPS (docs/results/2026-12-08-two-cpus.md).
  */
 static bool bfq_waker_rivals(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			     u64 now_ns)

@@ -5,8 +5,9 @@
 # other asks, again and again, and bfq-inject.c's rule 4 takes them for
 # each other's wakers. Idling for such a pair gains nothing (the turn
 # given away goes to the waker, and the wakee's next request finds
-# nobody ahead: bfq_waker_rivals() in bfq-iosched.c) and cost the pair a
-# third of its IOPS, a timer set and cancelled at every fourth request.
+# nobody ahead: bfq_waker_rivals() in bfq-iosched.c) and cost the pair
+# a quarter to a half of its IOPS, a timer set and cancelled at every
+# fourth request.
 # Asserted, over 2 s of the trace: the device idled (bfq_idle_start) for
 # fewer than 1% of the requests the device completed; both readers read.
 # Skipped with one vCPU, where the readers do not run side by side.
